@@ -1,0 +1,133 @@
+// Machine: the simulated NUMA machine's memory-management state (pglist_data, zones, memmap,
+// pageblock bits, per-CPU state), built from a MachineSpec and a KernelConfig as the kernel
+// builds it at boot: free_area_init, setup_per_zone_wmarks, zone_pcp_update.
+//
+// A Machine knows nothing of threads or time; the allocator code (mm/page_alloc.h) runs on it
+// through an Exec.
+#pragma once
+
+#include <absl/synchronization/mutex.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pagesim/mm/config.h"
+#include "pagesim/mm/machine_spec.h"
+#include "pagesim/mm/memmap.h"
+#include "pagesim/mm/zone.h"
+
+namespace pagesim::mm {
+
+struct Node {  // pglist_data
+  unsigned node_id = 0;
+  pfn_t node_start_pfn = 0;
+  uint64_t node_spanned_pages = 0;
+  Zone zones[MAX_NR_ZONES];
+  std::vector<Zone*> zonelist;  // ZONELIST_FALLBACK: this node's zones high to low, then others
+};
+
+// One "Bad page state" report (bad_page()).
+struct BadPageReport {
+  pfn_t pfn;
+  std::string reason;
+  unsigned cpu;
+};
+
+class Machine {
+ public:
+  // Builds the machine. Throws InputError for a spec that is invalid or does not fit the host.
+  Machine(const MachineSpec& spec, const KernelConfig& cfg, const HostMemory& host = HostMemory::probe());
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
+
+  const MachineSpec& spec() const { return spec_; }
+  const KernelConfig& config() const { return cfg_; }
+  unsigned nr_nodes() const { return static_cast<unsigned>(nodes_.size()); }
+  unsigned nr_cpus() const { return nr_cpus_; }
+  unsigned cpu_to_node(unsigned cpu) const { return cpu_node_[cpu]; }
+  Node& node(unsigned nid) { return *nodes_[nid]; }
+  const Node& node(unsigned nid) const { return *nodes_[nid]; }
+  uint64_t min_free_kbytes() const { return min_free_kbytes_; }
+  // vm_zone_stat[]: the global zone counters, folded from per-cpu diffs like zone->vm_stat.
+  std::atomic<long> vm_zone_stat[NR_VM_ZONE_STAT_ITEMS] = {};
+
+  Memmap& memmap() { return *memmap_; }
+  const Memmap& memmap() const { return *memmap_; }
+  Page* pfn_to_page(pfn_t pfn) const { return memmap_->pfn_to_page(pfn); }
+  pfn_t page_to_pfn(const Page* p) const { return memmap_->page_to_pfn(p); }
+  // The zone spanning pfn, or nullptr.
+  Zone* pfn_zone(pfn_t pfn);
+  Zone& page_zone(const Page* p) { return nodes_[page_to_nid(p)]->zones[page_zonenum(p)]; }
+  Line page_line(const Page* p) const {
+    return Line{VMEMMAP_BASE + page_to_pfn(p) * sizeof(Page), static_cast<uint16_t>(page_to_nid(p)),
+                LineKind::struct_page};
+  }
+
+  // Populated zones in node order then zone order (for reports and the checker).
+  const std::vector<Zone*>& populated_zones() const { return populated_; }
+
+  // get_pfnblock_migratetype / set_pageblock_migratetype. The bits live in the usemap, not in
+  // struct page, so reading them touches no struct-page line.
+  unsigned get_pageblock_migratetype(pfn_t pfn) const {
+    return pageblock_mt_[pfn >> pageblock_order].load(std::memory_order_relaxed);
+  }
+  void set_pageblock_migratetype(pfn_t pfn, unsigned mt) {
+    pageblock_mt_[pfn >> pageblock_order].store(static_cast<uint8_t>(mt), std::memory_order_relaxed);
+  }
+
+  // Constructs struct pages in [start, end) that are not constructed yet (__init_single_page).
+  // Caller: single-threaded setup, or zone->lock for sections wholly inside that zone.
+  void init_struct_pages(pfn_t start, pfn_t end);
+
+  // bad_page() bookkeeping: rate limited to cfg.bad_page_ratelimit_burst reports.
+  // Returns true if this report is shown (not suppressed).
+  bool record_bad_page(pfn_t pfn, std::string reason, unsigned cpu);
+  std::vector<BadPageReport> bad_page_reports() const;
+  uint64_t bad_pages_suppressed() const { return bad_suppressed_.load(std::memory_order_relaxed); }
+
+  // _deferred_grow_zone: hands the next not-yet-initialised section of `zone` to buddy as
+  // MAX_ORDER-1 blocks at the tail of the MOVABLE lists. The pages were already counted in
+  // NR_FREE_PAGES (see docs/model.md, "deferred struct-page init"). Caller holds zone->lock.
+  // Returns false when the zone has no deferred pages left.
+  bool deferred_grow_zone(Zone& zone);
+
+  // Recomputes watermarks and pcp high/batch (setup_per_zone_wmarks -> zone_pcp_update).
+  void setup_per_zone_wmarks();
+
+ private:
+  void build_nodes();
+  void init_free_memory();
+  uint64_t calculate_min_free_kbytes() const;
+  void setup_per_zone_lowmem_reserve();
+  void zone_pcp_update(Zone& z, int cpu_online);
+  void build_zonelists();
+  void link_free_block(Zone& zone, Page* page, unsigned order, unsigned mt);
+  void free_range_to_buddy(Zone& zone, pfn_t start, pfn_t end);
+
+  MachineSpec spec_;
+  KernelConfig cfg_;
+  unsigned nr_cpus_ = 0;
+  std::vector<unsigned> cpu_node_;
+  std::unique_ptr<Memmap> memmap_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<Zone*> populated_;
+  std::unique_ptr<std::atomic<uint8_t>[]> pageblock_mt_;
+  uint64_t min_free_kbytes_ = 0;
+
+  mutable absl::Mutex bad_mu_;
+  std::vector<BadPageReport> bad_reports_ ABSL_GUARDED_BY(bad_mu_);
+  std::atomic<uint64_t> bad_shown_{0};
+  std::atomic<uint64_t> bad_suppressed_{0};
+};
+
+// Pure formulas of mm/page_alloc.c, exposed for tests and reports.
+int zone_batchsize(uint64_t managed_pages);                                   // zone_batchsize
+int zone_highsize(const Zone& z, int batch, int cpu_online, unsigned cpus_in_node,
+                  uint32_t high_fraction);                                    // zone_highsize
+int calculate_stat_threshold(uint64_t managed_pages, unsigned online_cpus);  // calculate_normal_threshold
+uint64_t int_sqrt(uint64_t x);
+
+}  // namespace pagesim::mm

@@ -1,0 +1,75 @@
+// Memmap: the vmemmap array of struct pages, one reservation for the whole machine.
+//
+// The array is reserved with MAP_NORESERVE and backed, in order of preference, by hugetlb pages
+// (when enough are reserved on the host), transparent huge pages (madvise) or 4 KiB pages. It is
+// indexed by pfn, as SPARSEMEM_VMEMMAP's pfn_to_page is. Struct pages are constructed one
+// 128 MiB section at a time (one section's memmap is one 2 MiB huge page), on first use, so a
+// large simulated machine costs host memory only for the sections it touches.
+//
+// Thread safety: init_section() must be serialised by the caller (zone->lock); pages of a
+// section must not be used before init_section() returns for it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pagesim/mm/page.h"
+#include "pagesim/mm/types.h"
+
+namespace pagesim::mm {
+
+enum class MemmapBacking : uint8_t { hugetlb, thp, small_pages };
+std::string_view memmap_backing_name(MemmapBacking b);
+
+struct HostMemory {
+  uint64_t mem_available_bytes = 0;  // /proc/meminfo MemAvailable
+  uint64_t hugepages_free = 0;       // HugePages_Free
+  uint64_t hugepage_size = 2u << 20;
+  bool thp_available = false;        // transparent_hugepage/enabled is always or madvise
+  static HostMemory probe();
+};
+
+class Memmap {
+ public:
+  // Reserves the memmap for pfns [0, nr_pages). Throws InputError when the memmap cannot fit
+  // the host (the needed and available figures are in the message).
+  Memmap(uint64_t nr_pages, const HostMemory& host, bool prefer_hugetlb = true);
+  ~Memmap();
+  Memmap(const Memmap&) = delete;
+  Memmap& operator=(const Memmap&) = delete;
+
+  Page* pfn_to_page(pfn_t pfn) const { return base_ + pfn; }
+  pfn_t page_to_pfn(const Page* p) const { return static_cast<pfn_t>(p - base_); }
+  uint64_t nr_pages() const { return nr_pages_; }
+  bool contains(const Page* p) const { return p >= base_ && p < base_ + nr_pages_; }
+
+  bool section_initialised(uint64_t section) const { return initialised_[section] != 0; }
+  // Constructs the struct pages of one section; `init` is called for each pfn in it.
+  template <class F>
+  void init_section(uint64_t section, F&& init) {
+    const pfn_t start = section * PAGES_PER_SECTION;
+    const pfn_t end = std::min<pfn_t>(start + PAGES_PER_SECTION, nr_pages_);
+    for (pfn_t pfn = start; pfn < end; ++pfn) init(new (base_ + pfn) Page(), pfn);
+    initialised_[section] = 1;
+    ++sections_initialised_;
+  }
+  uint64_t sections_initialised() const { return sections_initialised_; }
+  uint64_t resident_bytes() const { return sections_initialised_ * PAGES_PER_SECTION * sizeof(Page); }
+
+  MemmapBacking backing() const { return backing_; }
+  const std::string& backing_note() const { return backing_note_; }
+  uint64_t reserved_bytes() const { return bytes_; }
+
+ private:
+  Page* base_ = nullptr;
+  uint64_t nr_pages_ = 0;
+  size_t bytes_ = 0;
+  MemmapBacking backing_ = MemmapBacking::small_pages;
+  std::string backing_note_;
+  std::vector<uint8_t> initialised_;
+  uint64_t sections_initialised_ = 0;
+};
+
+}  // namespace pagesim::mm

@@ -1,0 +1,2 @@
+#pragma once
+#define PAGESIM_VERSION "0.1.0"

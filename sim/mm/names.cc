@@ -1,0 +1,75 @@
+// Names of kernel enums and model tags, as the kernel prints them.
+#include <array>
+#include <string_view>
+
+#include "pagesim/exec/exec.h"
+#include "pagesim/mm/memmap.h"
+#include "pagesim/mm/types.h"
+
+namespace pagesim {
+
+std::string_view site_name(Site s) {
+  static constexpr std::array<std::string_view, kNumSites> kNames = {
+#define PAGESIM_SITE_NAME(id, name) name,
+      PAGESIM_SITES(PAGESIM_SITE_NAME)
+#undef PAGESIM_SITE_NAME
+  };
+  const auto i = static_cast<unsigned>(s);
+  return i < kNumSites ? kNames[i] : "?";
+}
+
+std::string_view line_kind_name(LineKind k) {
+  static constexpr std::array<std::string_view, kNumLineKinds> kNames = {
+      "struct_page", "lock_word", "list_head", "zone_meta", "pcp_meta", "counter", "data"};
+  const auto i = static_cast<unsigned>(k);
+  return i < kNumLineKinds ? kNames[i] : "?";
+}
+
+std::string_view access_kind_name(AccessKind k) {
+  switch (k) {
+    case AccessKind::load: return "load";
+    case AccessKind::store: return "store";
+    case AccessKind::rmw: return "rmw";
+    case AccessKind::prefetch: return "prefetch";
+  }
+  return "?";
+}
+
+std::string_view lock_class_name(LockClass c) {
+  return c == LockClass::zone_lock ? "&zone->lock" : "hugetlb_lock";
+}
+
+namespace mm {
+
+std::string_view migratetype_name(unsigned mt) {
+  static constexpr std::array<std::string_view, MIGRATE_TYPES> kNames = {
+      "Unmovable", "Movable", "Reclaimable", "HighAtomic", "CMA", "Isolate"};
+  return mt < MIGRATE_TYPES ? kNames[mt] : "?";
+}
+
+std::string_view zone_name(unsigned zt) {
+  static constexpr std::array<std::string_view, MAX_NR_ZONES> kNames = {"DMA", "DMA32", "Normal", "Movable"};
+  return zt < MAX_NR_ZONES ? kNames[zt] : "?";
+}
+
+std::string_view vm_event_name(unsigned item) {
+  static constexpr std::array<std::string_view, NR_VM_EVENT_ITEMS> kNames = {
+      "pgalloc", "pgfree", "pcp_refill", "pcp_refill_blocks", "pcp_drain", "pcp_drain_pages",
+      "buddy_alloc", "alloc_slowpath", "alloc_fail", "kswapd_wake", "bad_page", "bad_page_suppressed",
+      "leaked_blocks", "leaked_pages", "fallback_steal", "pageblock_retype", "deferred_grow",
+      "numa_hit", "numa_miss", "numa_foreign", "numa_local", "numa_other",
+      "htlb_buddy_alloc_success", "htlb_buddy_alloc_fail"};
+  return item < NR_VM_EVENT_ITEMS ? kNames[item] : "?";
+}
+
+std::string_view memmap_backing_name(MemmapBacking b) {
+  switch (b) {
+    case MemmapBacking::hugetlb: return "hugetlb";
+    case MemmapBacking::thp: return "thp";
+    case MemmapBacking::small_pages: return "4k";
+  }
+  return "?";
+}
+
+}  // namespace mm
+}  // namespace pagesim
