@@ -1,0 +1,42 @@
+// Reports: the human summary, the LKP comparison table, JSON ("pagesim/1"), CSV and plots.
+// docs/output.md documents the JSON schema; tests check output against it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "pagesim/run/result.h"
+#include "pagesim/scenario/scenario.h"
+
+namespace pagesim::report {
+
+// Per variant: throughput, phase times, allocation rate, pcp refills/drains, bad and leaked
+// pages, the buddy state, a lock table and a cache table. Then the comparison table.
+std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs);
+
+// The kernel test robot's comparison: "base avg ±stddev%  %change  variant avg ±stddev%  metric",
+// averaged over repeats; stddev printed only above 2%, as LKP does. One block per sweep point.
+std::string compare_table(const std::vector<run::RunResult>& runs);
+// The same rows as JSON objects for "compare".
+nlohmann::ordered_json compare_json(const std::vector<run::RunResult>& runs);
+
+// The full JSON document: schema, scenario (resolved), runs, compare.
+nlohmann::ordered_json to_json(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs,
+                               bool interrupted);
+// One row per run and metric: variant,engine,repeat,sweep_key,sweep_value,metric,value.
+std::string to_csv(const std::vector<run::RunResult>& runs);
+
+// Writes `content` to `path` atomically: a temporary file in the same directory, then rename.
+// Throws InputError (naming the path) when it cannot.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+// Writes buddyinfo, zoneinfo, vmstat, pagetypeinfo and lock_stat of each run under dir.
+void write_proc_dir(const std::string& dir, const std::vector<run::RunResult>& runs);
+
+// Renders PNG and SVG plots of a result JSON through gnuplot into out_dir. Returns the files
+// written. Throws InputError for a missing or malformed JSON file.
+std::vector<std::string> plot(const std::string& json_file, const std::string& out_dir);
+
+}  // namespace pagesim::report

@@ -1,0 +1,37 @@
+// The runner: builds a Machine per run, runs the scenario's workload on its engine, and
+// collects a RunResult. Engines and workloads are looked up by name.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <vector>
+
+#include "pagesim/run/result.h"
+#include "pagesim/scenario/scenario.h"
+
+namespace pagesim::run {
+
+struct Progress {
+  std::string variant;
+  unsigned repeat = 0, repeats = 0;
+  std::string phase;
+  double fraction = 0;  // of this run
+};
+
+struct RunOptions {
+  bool short_mode = false;                         // tests: scale operation counts down
+  const std::atomic<bool>* interrupt = nullptr;    // set by SIGINT: stop between runs
+  std::function<void(const Progress&)> progress;   // called at phase changes and periodically
+};
+
+// Runs one variant/repeat of a scenario. Throws InputError for an unknown engine or workload.
+RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned repeat, const RunOptions& opt);
+
+// Runs every variant x repeat of every sweep point, in that order. Stops early (returning the
+// runs that finished) when *opt.interrupt becomes true.
+std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOptions& opt);
+
+// Engines available: "uniprocessor" now; "native" and "virtual" as their issues land.
+std::vector<std::string> engine_names();
+
+}  // namespace pagesim::run

@@ -1,0 +1,56 @@
+// A scenario: what to run, on which machine, under which kernel variants, how often, and where
+// the results go. Produced by the scenario layer (scenario/load.h) from a YAML file; consumed by
+// the runner (run/runner.h). Engine-independent.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pagesim/mm/config.h"
+#include "pagesim/mm/machine_spec.h"
+#include "pagesim/workload/registry.h"
+
+namespace pagesim::scenario {
+
+// One kernel variant to run: a preset name plus knob overrides, resolved into a config.
+struct Variant {
+  std::string name;        // as shown in reports: the preset, or "preset knob=value,..."
+  mm::KernelConfig config;
+};
+
+struct Outputs {
+  std::string json;   // "" = none
+  std::string csv;
+  std::string proc_dir;  // kernel procfs formats per run
+};
+
+// One point of a sweep: the parameter path and value that distinguish it ("" when no sweep).
+struct SweepPoint {
+  std::string key;    // e.g. "machine.cpus"
+  std::string value;  // as written, e.g. "4"
+};
+
+struct Scenario {
+  std::string file;                 // the YAML file it came from
+  std::string description;
+  mm::MachineSpec machine;
+  std::vector<Variant> variants;    // the first is the base of comparisons
+  std::string workload;             // a registered workload name
+  workload::Params params;
+  std::string engine = "uniprocessor";
+  unsigned repeats = 1;
+  uint64_t seed = 1;
+  uint64_t warmup_ops = 0;          // workload-defined unit; 0 = no warm-up phase
+  Outputs outputs;
+  SweepPoint sweep;
+  nlohmann::ordered_json resolved;  // the fully resolved scenario, as `validate --resolved` prints it
+};
+
+// A scenario file expands to one Scenario per sweep point (one when there is no sweep).
+using ScenarioSet = std::vector<Scenario>;
+
+}  // namespace pagesim::scenario
