@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "pagesim/mm/machine.h"
 #include "pagesim/run/result.h"
 #include "pagesim/scenario/scenario.h"
 
@@ -22,7 +23,12 @@ struct RunOptions {
   bool short_mode = false;                         // tests: scale operation counts down
   const std::atomic<bool>* interrupt = nullptr;    // set by SIGINT: stop between runs
   std::function<void(const Progress&)> progress;   // called at phase changes and periodically
+  // Called at the end of each run while its Machine still exists (e.g. to capture procfs text).
+  std::function<void(const mm::Machine&, RunResult&)> capture;
 };
+
+// The seed of repeat r: distinct per repeat (or LKP's stddev would always read 0%).
+uint64_t repeat_seed(uint64_t seed, unsigned repeat);
 
 // Runs one variant/repeat of a scenario. Throws InputError for an unknown engine or workload.
 RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned repeat, const RunOptions& opt);

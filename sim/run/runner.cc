@@ -1,0 +1,103 @@
+#include "pagesim/run/runner.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "engine.h"
+#include "pagesim/error.h"
+#include "pagesim/mm/invariants.h"
+#include "pagesim/rng.h"
+
+namespace pagesim::run {
+
+const std::vector<EngineInfo>& engines() {
+  static const std::vector<EngineInfo> kEngines = {
+      {"uniprocessor", "one host thread plays every CPU in turn; deterministic; access counts, no timing model",
+       run_uniprocessor},
+  };
+  return kEngines;
+}
+
+std::vector<std::string> engine_names() {
+  std::vector<std::string> names;
+  for (const EngineInfo& e : engines()) names.push_back(e.name);
+  return names;
+}
+
+uint64_t repeat_seed(uint64_t seed, unsigned repeat) {
+  uint64_t x = seed + repeat * 0x632be59bd9b4e019ull;
+  return repeat == 0 ? seed : splitmix64(x);
+}
+
+namespace {
+
+// The counters every engine shares: zones, vmstat events, invariants, bad pages, backing.
+void collect_common(const mm::Machine& m, RunResult& r) {
+  uint64_t ev[mm::NR_VM_EVENT_ITEMS] = {};
+  for (const mm::Zone* z : m.populated_zones()) {
+    r.zones.push_back(mm::zone_census(*z));
+    for (unsigned c = 0; c < m.nr_cpus(); ++c)
+      for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i) ev[i] += z->cpu[c].events[i];
+  }
+  long nr_free = 0;
+  for (const mm::ZoneCensus& c : r.zones) nr_free += c.nr_free_pages;
+  r.vmstat["nr_free_pages"] = static_cast<uint64_t>(nr_free);
+  for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i) r.vmstat[std::string(mm::vm_event_name(i))] = ev[i];
+  r.metrics["pcp_refills"] = static_cast<double>(ev[mm::PCP_REFILL]);
+  r.metrics["pcp_drains"] = static_cast<double>(ev[mm::PCP_DRAIN]);
+  r.metrics["bad_pages"] = static_cast<double>(ev[mm::BAD_PAGE]);
+  r.metrics["leaked_pages"] = static_cast<double>(ev[mm::LEAKED_PAGES]);
+  long unaccounted = 0;
+  for (const mm::ZoneCensus& c : r.zones) unaccounted += c.leaked_unaccounted;
+  r.metrics["nr_free_pages_drift"] = static_cast<double>(unaccounted);
+  const mm::InvariantReport inv = mm::check_invariants(m);
+  r.invariant_checks++;
+  r.violations.insert(r.violations.end(), inv.violations.begin(), inv.violations.end());
+  for (const mm::BadPageReport& b : m.bad_page_reports())
+    r.bad_page_reports.push_back(fmt::format("BUG: Bad page state in process pagesim  pfn:{:x} cpu:{} reason: {}", b.pfn, b.cpu, b.reason));
+  if (m.bad_pages_suppressed())
+    r.bad_page_reports.push_back(fmt::format("BUG: Bad page state: {} messages suppressed", m.bad_pages_suppressed()));
+  r.memmap_backing = fmt::format("{} ({}; {} MiB resident of {} MiB reserved)", mm::memmap_backing_name(m.memmap().backing()),
+                                 m.memmap().backing_note(), m.memmap().resident_bytes() >> 20, m.memmap().reserved_bytes() >> 20);
+}
+
+}  // namespace
+
+RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned repeat, const RunOptions& opt) {
+  const scenario::Variant& v = sc.variants.at(variant_index);
+  const EngineInfo* engine = nullptr;
+  for (const EngineInfo& e : engines())
+    if (e.name == sc.engine) engine = &e;
+  if (!engine) throw InputError(fmt::format("{}: engine '{}' is not available", sc.file, sc.engine));
+  RunResult r;
+  r.variant = v.name;
+  r.engine = sc.engine;
+  r.repeat = repeat;
+  r.seed = repeat_seed(sc.seed, repeat);
+  r.sweep_key = sc.sweep.key;
+  r.sweep_value = sc.sweep.value;
+  const auto t0 = std::chrono::steady_clock::now();
+  mm::Machine m(sc.machine, v.config);
+  if (opt.progress) opt.progress(Progress{v.name, repeat, sc.repeats, "measure", 0});
+  RunContext ctx{sc, v, r.seed, opt, m, r};
+  engine->run(ctx);
+  collect_common(m, r);
+  if (opt.capture) opt.capture(m, r);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (opt.progress) opt.progress(Progress{v.name, repeat, sc.repeats, "done", 1});
+  return r;
+}
+
+std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOptions& opt) {
+  std::vector<RunResult> runs;
+  for (const scenario::Scenario& sc : set)
+    for (unsigned rep = 0; rep < sc.repeats; ++rep)
+      for (size_t v = 0; v < sc.variants.size(); ++v) {
+        if (opt.interrupt && opt.interrupt->load()) return runs;
+        runs.push_back(run_one(sc, v, rep, opt));
+      }
+  return runs;
+}
+
+}  // namespace pagesim::run

@@ -1,0 +1,56 @@
+// The registered workloads and their typed parameters.
+#include "pagesim/workload/registry.h"
+
+#include <algorithm>
+
+#include "pagesim/error.h"
+
+namespace pagesim::workload {
+
+namespace {
+template <class T>
+const T& get(const std::map<std::string, ParamValue>& values, const std::string& name) {
+  auto it = values.find(name);
+  if (it == values.end()) throw ModelError("workload parameter '" + name + "' was not declared");
+  if (!std::holds_alternative<T>(it->second)) throw ModelError("workload parameter '" + name + "' has another type");
+  return std::get<T>(it->second);
+}
+
+std::vector<WorkloadInfo> build() {
+  std::vector<WorkloadInfo> w;
+  w.push_back(WorkloadInfo{
+      "random_mixed",
+      "mixed-order alloc/free on random CPUs with injected bad pages; invariants checked as it runs",
+      {
+          {"ops", ParamType::integer, int64_t{200000}, 1, 1e12, {}, "allocation or free operations"},
+          {"free_fraction", ParamType::number, 0.5, 0, 1, {}, "probability that an operation frees a live block"},
+          {"max_live", ParamType::size, int64_t{0}, 0, 1e18, {}, "cap on live allocated memory (0: half the machine)"},
+          {"fault_rate", ParamType::number, 0.0, 0, 1, {}, "bad pages injected per operation"},
+          {"fault_field", ParamType::choice, std::string("refcount"), {}, {},
+           {"refcount", "mapcount", "mapping", "flags", "memcg"}, "struct page field to corrupt"},
+          {"fault_subpage", ParamType::integer, int64_t{-1}, -1, 1023, {}, "page of the block to corrupt: 0 head, k tail k, -1 random"},
+          {"fault_on_pcp", ParamType::number, 0.3, 0, 1, {}, "share of faults aimed at pcp lists rather than buddy lists"},
+          {"check_every", ParamType::integer, int64_t{10000}, 0, 1e12, {}, "operations between invariant checks (0: at the end)"},
+      }});
+  std::sort(w.begin(), w.end(), [](const WorkloadInfo& a, const WorkloadInfo& b) { return a.name < b.name; });
+  return w;
+}
+}  // namespace
+
+int64_t Params::integer(const std::string& name) const { return get<int64_t>(values_, name); }
+double Params::number(const std::string& name) const { return get<double>(values_, name); }
+bool Params::boolean(const std::string& name) const { return get<bool>(values_, name); }
+const std::string& Params::string(const std::string& name) const { return get<std::string>(values_, name); }
+
+const std::vector<WorkloadInfo>& registered_workloads() {
+  static const std::vector<WorkloadInfo> kWorkloads = build();
+  return kWorkloads;
+}
+
+const WorkloadInfo* find_workload(const std::string& name) {
+  for (const WorkloadInfo& w : registered_workloads())
+    if (w.name == name) return &w;
+  return nullptr;
+}
+
+}  // namespace pagesim::workload
