@@ -192,8 +192,9 @@ void Machine::init_free_memory() {
       pfn_t eager_end = end;
       if (cfg_.deferred_struct_page_init && &z == highest) {
         eager_end = std::min(end, (start / PAGES_PER_SECTION + 1) * PAGES_PER_SECTION);
-        // The last section may be shared with the next node's first zone: initialise it now.
-        init_struct_pages(std::max(eager_end, end - 1), end);
+        // A last section that ends mid-way may be shared with the next node's first zone:
+        // initialise it now, single-threaded, rather than under one zone's lock later.
+        if (end % PAGES_PER_SECTION) init_struct_pages(std::max(eager_end, end - 1), end);
       }
       init_struct_pages(start, eager_end);
       free_range_to_buddy(z, start, eager_end);

@@ -1,0 +1,113 @@
+// Boot-time derivations: min_free_kbytes, watermarks, pcp high/batch, vmstat thresholds,
+// deferred struct-page init and host admission.
+#include "pagesim/error.h"
+#include "test_util.h"
+
+namespace pagesim::test {
+namespace {
+
+TEST(Machine, WorkedExampleOfTheSpec) {
+  // One node, 32 CPUs, Normal 16.25 M pages, DMA32 ~0.74 M, DMA ~4 k, khugepaged enabled.
+  mm::MachineSpec spec;
+  spec.nodes.push_back(mm::NodeSpec{32, {{mm::ZONE_DMA, 4096}, {mm::ZONE_DMA32, 740352}, {mm::ZONE_NORMAL, 16250880}}});
+  mm::Machine m(spec, preset("v5.17"), mm::HostMemory{});
+  EXPECT_EQ(m.min_free_kbytes(), 67584u) << "khugepaged's 512 x 3 x 11 pages wins over int_sqrt";
+  const mm::Zone& z = m.node(0).zones[mm::ZONE_NORMAL];
+  EXPECT_NEAR(static_cast<double>(z._watermark[mm::WMARK_MIN]), 16160, 20);
+  EXPECT_NEAR(static_cast<double>(z._watermark[mm::WMARK_LOW]), 32400, 20);
+  EXPECT_NEAR(static_cast<double>(z._watermark[mm::WMARK_HIGH]), 48650, 20);
+  EXPECT_EQ(z.pageset_batch, 63);
+  EXPECT_NEAR(z.pageset_high, 1010, 5);
+  EXPECT_EQ(m.node(0).zones[mm::ZONE_DMA].pageset_batch, 1);
+}
+
+TEST(Machine, WithoutKhugepagedMinFreeKbytesIsTheSquareRoot) {
+  mm::MachineSpec spec;
+  spec.nodes.push_back(mm::NodeSpec{32, {{mm::ZONE_DMA, 4096}, {mm::ZONE_DMA32, 740352}, {mm::ZONE_NORMAL, 16250880}}});
+  mm::KernelConfig cfg = preset("v5.17");
+  cfg.khugepaged = false;
+  mm::Machine m(spec, cfg, mm::HostMemory{});
+  EXPECT_NEAR(static_cast<double>(m.min_free_kbytes()), 33000, 300);
+  EXPECT_NEAR(m.node(0).zones[mm::ZONE_NORMAL].pageset_high, 750, 10);
+}
+
+TEST(Machine, PinnedMinFreeKbytes) {
+  mm::KernelConfig cfg = preset("v5.17");
+  cfg.min_free_kbytes = 90112;
+  auto m = machine(2, 4, 1ull << 30, cfg);
+  EXPECT_EQ(m->min_free_kbytes(), 90112u);
+  // pages_min split by zone size: two equal zones get half each.
+  EXPECT_EQ(normal(*m)._watermark[mm::WMARK_MIN], 90112u / 4 / 2);
+}
+
+TEST(Machine, StatThreshold) {
+  // 2 * fls(cpus) * (1 + fls(managed >> 15)), capped at 125.
+  EXPECT_EQ(mm::calculate_stat_threshold(1ull << 18, 4), 2 * 3 * (1 + 4));
+  EXPECT_EQ(mm::calculate_stat_threshold(1ull << 25, 128), 125);
+}
+
+TEST(Machine, DeferredInitStartsWithOneSection) {
+  auto m = machine(1, 1, 4ull << 30);
+  EXPECT_EQ(m->memmap().sections_initialised(), 1u);
+  const mm::ZoneCensus c = mm::zone_census(normal(*m));
+  EXPECT_EQ(c.free_list_pages, mm::PAGES_PER_SECTION);
+  EXPECT_EQ(c.deferred_pages, (4ull << 30) / mm::PAGE_SIZE - mm::PAGES_PER_SECTION);
+  EXPECT_EQ(c.nr_free_pages, static_cast<long>((4ull << 30) / mm::PAGE_SIZE)) << "deferred pages count as free";
+  Cpu cpu(*m);
+  std::vector<mm::Page*> pages;
+  for (int i = 0; i < 40; ++i) pages.push_back(cpu.mm.alloc_pages_node(0, kThp, 9));  // 80 MiB... then more
+  for (int i = 0; i < 40; ++i) pages.push_back(cpu.mm.alloc_pages_node(0, kThp, 9));
+  EXPECT_EQ(m->memmap().sections_initialised(), 2u) << "grown on demand by one section";
+  EXPECT_GE(events(*m, mm::DEFERRED_GROW), 1u);
+  expect_invariants(*m);
+}
+
+TEST(Machine, EagerInitWhenDeferredInitIsOff) {
+  mm::KernelConfig cfg = preset("v5.17");
+  cfg.deferred_struct_page_init = false;
+  auto m = machine(1, 1, 512ull << 20, cfg);
+  EXPECT_EQ(m->memmap().sections_initialised(), 4u);
+  EXPECT_EQ(mm::zone_census(normal(*m)).deferred_pages, 0u);
+}
+
+TEST(Machine, RefusesAMemmapLargerThanTheHost) {
+  mm::HostMemory host;
+  host.mem_available_bytes = 1ull << 30;  // 1 GiB free: a 1 TiB machine needs 16 GiB of memmap
+  try {
+    mm::Machine m(mm::MachineSpec::uniform(2, 2, 512ull << 30), preset("v5.17"), host);
+    FAIL() << "admitted";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("16384 MiB"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("1024 MiB"), std::string::npos) << msg;
+  }
+}
+
+TEST(Machine, MemmapBackingIsReported) {
+  auto m = machine(1, 1, 64ull << 20);
+  EXPECT_EQ(m->memmap().backing(), mm::MemmapBacking::small_pages);  // HostMemory{}: no THP, no hugetlb
+  mm::Machine probed(mm::MachineSpec::uniform(1, 1, 64ull << 20), preset("v5.17"));
+  EXPECT_FALSE(probed.memmap().backing_note().empty());
+}
+
+TEST(Machine, RejectsBadSpecs) {
+  mm::MachineSpec spec = mm::MachineSpec::uniform(1, 1, 6ull << 20);  // not a multiple of 4 MiB
+  EXPECT_THROW(mm::Machine(spec, preset("v5.17"), mm::HostMemory{}), InputError);
+  mm::MachineSpec none;
+  EXPECT_THROW(mm::Machine(none, preset("v5.17"), mm::HostMemory{}), InputError);
+}
+
+TEST(Machine, PresetsAndKnobs) {
+  EXPECT_EQ(preset("v5.17+eric+mel").preset, "v5.18");
+  EXPECT_FALSE(mm::preset_config("v5.19").has_value());
+  mm::KernelConfig c = preset("v5.17");
+  EXPECT_EQ(mm::set_knob(c, "pcp_check_scope", "all_subpages"), "");
+  EXPECT_EQ(c.pcp_check_scope, mm::PcpCheckScope::all_subpages);
+  EXPECT_NE(mm::set_knob(c, "pcp_check_scope", "tails"), "");
+  EXPECT_NE(mm::set_knob(c, "percpu_pagelist_high_fraction", "4"), "") << "the kernel rejects 1-7";
+  EXPECT_NE(mm::set_knob(c, "nosuch", "1"), "");
+  for (const mm::KnobInfo& k : mm::knob_infos()) EXPECT_FALSE(mm::get_knob(c, k.name).empty()) << k.name;
+}
+
+}  // namespace
+}  // namespace pagesim::test

@@ -1,0 +1,43 @@
+// A randomized soak: 1M mixed-order operations with injected bad pages per preset, invariants
+// verified every 10 000 operations.
+#include "pagesim/workload/random_mixed.h"
+#include "test_util.h"
+
+namespace pagesim::test {
+namespace {
+
+class Soak : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Soak, MillionOpsWithBadPages) {
+  auto m = machine(2, 2, 512ull << 20, preset(GetParam()));
+  UniprocessorExec<false> ex(*m);
+  workload::RandomMixedParams p;
+  p.ops = 1000000;
+  p.seed = 2022;
+  p.fault_rate = 0.001;
+  p.fault.subpage = -1;
+  p.check_every = 10000;
+  p.max_live_pages = m->spec().total_pages() / 3;
+  for (int f = 0; f < 5; ++f) {
+    p.fault.field = static_cast<mm::FaultField>(f);
+    p.ops = 200000;
+    p.seed = 2022 + f;
+    const workload::RandomMixedResult r = workload::run_random_mixed(*m, ex, p);
+    EXPECT_TRUE(r.violations.empty()) << r.violations.front();
+    EXPECT_EQ(r.invariant_checks, 21u);
+    EXPECT_GT(r.faults_injected, 100u);
+    EXPECT_GT(r.allocs, 90000u);
+  }
+  EXPECT_GT(events(*m, mm::BAD_PAGE), 0u);
+  EXPECT_GT(events(*m, mm::LEAKED_PAGES), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, Soak, ::testing::Values("v5.17", "v5.17+eric", "v5.17+mel", "v5.18"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (char& c : s) if (c == '.' || c == '+') c = '_';
+                           return s;
+                         });
+
+}  // namespace
+}  // namespace pagesim::test

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12 packages only), configures and builds pagesim.
+# Idempotent: packages already installed are not touched.
+#   tools/setup.sh [BUILD_DIR] [extra cmake args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build}
+shift || true
+
+packages=(g++ cmake ninja-build pkg-config libboost-dev libboost-context-dev libabsl-dev libfmt-dev
+          libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev gnuplot-nox)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=(); [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+ninja -C "$build_dir"
