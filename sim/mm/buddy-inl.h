@@ -72,7 +72,7 @@ bool Mm<E>::boost_watermark(Zone& zone) {
   unsigned long max_boost = zone._watermark[WMARK_HIGH] * cfg_.watermark_boost_factor / 10000;
   if (!max_boost) return false;
   max_boost = std::max<unsigned long>(pageblock_nr_pages, max_boost);
-  zone.watermark_boost = std::min<unsigned long>(zone.watermark_boost + pageblock_nr_pages, max_boost);
+  WRITE_ONCE(zone.watermark_boost, std::min<unsigned long>(zone.watermark_boost + pageblock_nr_pages, max_boost));
   touch(ex_, watermark_line(zone), AccessKind::rmw, Site::__rmqueue_fallback);
   return true;
 }

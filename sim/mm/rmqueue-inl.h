@@ -124,7 +124,7 @@ bool Mm<E>::zone_watermark_fast(Zone& z, unsigned order, unsigned long mark, zon
       return true;
   }
   if (__zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags, free_pages)) return true;
-  if (!order && (gfp & __GFP_ATOMIC) && z.watermark_boost && (alloc_flags & ALLOC_WMARK_MASK) == WMARK_MIN)
+  if (!order && (gfp & __GFP_ATOMIC) && READ_ONCE(z.watermark_boost) && (alloc_flags & ALLOC_WMARK_MASK) == WMARK_MIN)
     return __zone_watermark_ok(z, order, z._watermark[WMARK_MIN], highest_zoneidx, alloc_flags, free_pages);
   return false;
 }
@@ -149,7 +149,7 @@ Page* Mm<E>::get_page_from_freelist(gfp_t gfp, unsigned order, unsigned alloc_fl
         restarted = true;
         break;
       }
-      const unsigned long mark = zone->_watermark[alloc_flags & ALLOC_WMARK_MASK] + zone->watermark_boost;
+      const unsigned long mark = zone->_watermark[alloc_flags & ALLOC_WMARK_MASK] + READ_ONCE(zone->watermark_boost);
       if (!zone_watermark_fast(*zone, order, mark, highest_zoneidx, alloc_flags, gfp) &&
           !(alloc_flags & ALLOC_NO_WATERMARKS))
         continue;  // node_reclaim is off (node_reclaim_mode 0)

@@ -30,5 +30,6 @@ const std::vector<EngineInfo>& engines();
 
 // Engine implementations (one file each).
 void run_uniprocessor(RunContext& ctx);
+void run_native(RunContext& ctx);
 
 }  // namespace pagesim::run

@@ -15,6 +15,8 @@ const std::vector<EngineInfo>& engines() {
   static const std::vector<EngineInfo> kEngines = {
       {"uniprocessor", "one host thread plays every CPU in turn; deterministic; access counts, no timing model",
        run_uniprocessor},
+      {"native", "one OS thread per CPU, real locks and memory; lock_stat, IRQ-off times, host timings",
+       run_native},
   };
   return kEngines;
 }

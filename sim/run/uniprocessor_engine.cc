@@ -5,6 +5,8 @@
 #include <chrono>
 
 #include "engine.h"
+#include "summaries.h"
+#include "pagesim/workload/churn.h"
 #include "pagesim/error.h"
 #include "pagesim/exec/uniprocessor.h"
 #include "pagesim/workload/random_mixed.h"
@@ -26,20 +28,6 @@ workload::RandomMixedParams random_mixed_params(const workload::Params& p, uint6
   r.fault_on_pcp = p.number("fault_on_pcp");
   r.check_every = static_cast<uint64_t>(p.integer("check_every"));
   return r;
-}
-
-void fill_access_counters(const AccessCounters& a, CacheSummary& c) {
-  c.model = "line-access counts (uniprocessor engine: no cache model)";
-  c.counters["line_accesses"] = a.total;
-  for (unsigned k = 0; k < kNumLineKinds; ++k)
-    c.counters[fmt::format("lines_{}", line_kind_name(static_cast<LineKind>(k)))] = a.by_line_kind[k];
-  c.counters["struct_page_in_zone_lock"] = a.struct_page_by_context[static_cast<unsigned>(LockContext::zone_lock)];
-  c.counters["struct_page_irq_off"] = a.struct_page_by_context[static_cast<unsigned>(LockContext::irq_off)];
-  c.counters["struct_page_outside_locks"] = a.struct_page_by_context[static_cast<unsigned>(LockContext::none)];
-  for (unsigned s = 0; s < kNumSites; ++s)
-    if (a.struct_page_by_site[s]) c.counters[fmt::format("struct_page_at_{}", site_name(static_cast<Site>(s)))] = a.struct_page_by_site[s];
-  c.hw_available = false;
-  c.hw_reason = "not read by the uniprocessor engine";
 }
 
 void fill_locks(const UniprocessorExec<true>& ex, RunResult& r) {
@@ -75,10 +63,36 @@ void run_uniprocessor(RunContext& ctx) {
     m["ops_per_s"] = s > 0 ? static_cast<double>(p.ops) / s : 0;
     ctx.result.invariant_checks += w.invariant_checks;
     ctx.result.violations.insert(ctx.result.violations.end(), w.violations.begin(), w.violations.end());
+  } else if (ctx.sc.workload == "pcp_churn" || ctx.sc.workload == "thp_alloc") {
+    // Every CPU in turn runs one iteration; timings here are not meaningful.
+    const bool thp = ctx.sc.workload == "thp_alloc";
+    uint64_t iterations = static_cast<uint64_t>(ctx.sc.params.integer("iterations"));
+    if (ctx.opt.short_mode) iterations = std::min<uint64_t>(iterations, 20);
+    const workload::ChurnParams p =
+        thp ? workload::thp_alloc_params(iterations, static_cast<uint32_t>(ctx.sc.params.integer("batch")))
+            : workload::pcp_churn_params(iterations, static_cast<uint32_t>(ctx.sc.params.integer("pages")));
+    mm::Mm<UniprocessorExec<true>> mm(ctx.machine, ex);
+    std::vector<mm::Page*> scratch;
+    workload::ChurnCounts c;
+    for (uint64_t i = 0; i < p.iterations; ++i)
+      for (unsigned cpu = 0; cpu < ctx.machine.nr_cpus(); ++cpu) {
+        ex.set_cpu(cpu);
+        workload::churn_iteration(mm, ex, p, scratch, c);
+      }
+    for (unsigned cpu = 0; cpu < ctx.machine.nr_cpus(); ++cpu) {
+      ex.set_cpu(cpu);
+      mm.drain_local_pages();
+    }
+    auto& m = ctx.result.metrics;
+    m["allocs"] = static_cast<double>(c.allocs);
+    m["alloc_failures"] = static_cast<double>(c.failures);
+    m["elapsed_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   } else {
     throw InputError(fmt::format("{}: workload '{}' does not run on the uniprocessor engine", ctx.sc.file, ctx.sc.workload));
   }
-  fill_access_counters(ex.accesses(), ctx.result.cache);
+  ctx.result.cache.model = "line-access counts (uniprocessor engine: no cache model)";
+  ctx.result.cache.hw_reason = "not read by the uniprocessor engine";
+  summarize_accesses(ex.accesses(), ctx.result.cache);
   fill_locks(ex, ctx.result);
 }
 

@@ -32,6 +32,20 @@ std::vector<WorkloadInfo> build() {
           {"fault_on_pcp", ParamType::number, 0.3, 0, 1, {}, "share of faults aimed at pcp lists rather than buddy lists"},
           {"check_every", ParamType::integer, int64_t{10000}, 0, 1e12, {}, "operations between invariant checks (0: at the end)"},
       }});
+  w.push_back(WorkloadInfo{
+      "pcp_churn",
+      "seed 003's mmap/touch/munmap loop as order-0 allocations and frees through the pcp; per-iteration median and stdev",
+      {
+          {"iterations", ParamType::integer, int64_t{200}, 1, 1e9, {}, "loops per CPU"},
+          {"pages", ParamType::integer, int64_t{2048}, 1, 1 << 24, {}, "pages touched (allocated) per loop"},
+      }});
+  w.push_back(WorkloadInfo{
+      "thp_alloc",
+      "order-9 THP allocation and free through pcp list 13 (rmqueue_bulk refills of 2 blocks)",
+      {
+          {"iterations", ParamType::integer, int64_t{2000}, 1, 1e9, {}, "loops per CPU"},
+          {"batch", ParamType::integer, int64_t{1}, 1, 1 << 16, {}, "THP blocks allocated, then freed, per loop"},
+      }});
   std::sort(w.begin(), w.end(), [](const WorkloadInfo& a, const WorkloadInfo& b) { return a.name < b.name; });
   return w;
 }

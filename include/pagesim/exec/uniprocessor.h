@@ -43,6 +43,8 @@ class UniprocessorExec {
   void cond_resched(Site) { check_may_schedule("cond_resched"); }
   void work(uint32_t, Site) {}
   void hold(uint32_t lines, Site) { access_.hold_lines += lines; }
+  void sys_enter() {}  // no time model: system time is not measured here
+  void sys_exit() {}
 
   void access(const Line& line, AccessKind kind, Site site) {
     access_.add(line, kind, site, context());

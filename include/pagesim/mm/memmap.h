@@ -10,6 +10,7 @@
 // section must not be used before init_section() returns for it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -53,10 +54,10 @@ class Memmap {
     const pfn_t end = std::min<pfn_t>(start + PAGES_PER_SECTION, nr_pages_);
     for (pfn_t pfn = start; pfn < end; ++pfn) init(new (base_ + pfn) Page(), pfn);
     initialised_[section] = 1;
-    ++sections_initialised_;
+    sections_initialised_.fetch_add(1, std::memory_order_relaxed);
   }
-  uint64_t sections_initialised() const { return sections_initialised_; }
-  uint64_t resident_bytes() const { return sections_initialised_ * PAGES_PER_SECTION * sizeof(Page); }
+  uint64_t sections_initialised() const { return sections_initialised_.load(std::memory_order_relaxed); }
+  uint64_t resident_bytes() const { return sections_initialised() * PAGES_PER_SECTION * sizeof(Page); }
 
   MemmapBacking backing() const { return backing_; }
   const std::string& backing_note() const { return backing_note_; }
@@ -69,7 +70,7 @@ class Memmap {
   MemmapBacking backing_ = MemmapBacking::small_pages;
   std::string backing_note_;
   std::vector<uint8_t> initialised_;
-  uint64_t sections_initialised_ = 0;
+  std::atomic<uint64_t> sections_initialised_{0};  // zones grow under different locks
 };
 
 }  // namespace pagesim::mm

@@ -90,9 +90,9 @@ struct Zone {
   PerCpuPages& pcp(unsigned c) { return cpu[c].pcp; }
   const PerCpuPages& pcp(unsigned c) const { return cpu[c].pcp; }
   std::string name() const;  // "Normal"
-  unsigned long low_wmark_pages() const { return _watermark[WMARK_LOW] + watermark_boost; }
-  unsigned long min_wmark_pages() const { return _watermark[WMARK_MIN] + watermark_boost; }
-  unsigned long high_wmark_pages() const { return _watermark[WMARK_HIGH] + watermark_boost; }
+  unsigned long low_wmark_pages() const { return _watermark[WMARK_LOW] + READ_ONCE(watermark_boost); }
+  unsigned long min_wmark_pages() const { return _watermark[WMARK_MIN] + READ_ONCE(watermark_boost); }
+  unsigned long high_wmark_pages() const { return _watermark[WMARK_HIGH] + READ_ONCE(watermark_boost); }
   long zone_page_state(zone_stat_item item) const { return vm_stat[item].load(std::memory_order_relaxed); }
 };
 

@@ -53,6 +53,7 @@ struct RunResult {
   std::string memmap_backing;
   std::vector<std::string> bad_page_reports;  // "Bad page state" lines, first ones
   ProcSnapshot proc;
+  std::vector<std::string> notes;  // caveats the reader must see, e.g. oversubscribed host
   double wall_s = 0;  // host wall time of the run (excluded from determinism checks)
 };
 

@@ -34,6 +34,14 @@ struct SweepPoint {
   std::string value;  // as written, e.g. "4"
 };
 
+// Engine options (`engine:` as a map). The uniprocessor engine ignores them.
+struct EngineOptions {
+  std::string lock = "qspinlock";  // qspinlock | ticket | mutex (native)
+  bool pin = false;                // pin CPU threads to host CPUs (native)
+  bool oversubscribe = false;      // allow more CPUs than host cores (native; forces mutex)
+  bool track = true;               // count and log cache-line accesses
+};
+
 struct Scenario {
   std::string file;                 // the YAML file it came from
   std::string description;
@@ -42,6 +50,7 @@ struct Scenario {
   std::string workload;             // a registered workload name
   workload::Params params;
   std::string engine = "uniprocessor";
+  EngineOptions engine_options;
   unsigned repeats = 1;
   uint64_t seed = 1;
   uint64_t warmup_ops = 0;          // workload-defined unit; 0 = no warm-up phase

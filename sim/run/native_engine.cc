@@ -1,0 +1,204 @@
+// The native engine's runs: one thread per simulated CPU running the workload's per-CPU loop,
+// with barriers at phase boundaries and at the quiescent points where invariants are checked.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+
+#include "engine.h"
+#include "pagesim/error.h"
+#include "pagesim/exec/native.h"
+#include "pagesim/exec/perf_counters.h"
+#include "pagesim/workload/churn.h"
+#include "pagesim/workload/random_mixed.h"
+#include "summaries.h"
+
+namespace pagesim::run {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct CpuOut {
+  workload::RandomMixedResult mixed;
+  workload::ChurnCounts churn;
+  std::vector<double> iter_ns;
+  std::map<std::string, uint64_t> hw;
+  bool hw_available = false;
+  std::string hw_reason;
+};
+
+struct Phase {  // the measured phase's wall time, taken by CPU 0 between barriers
+  Clock::time_point t0, t1;
+};
+
+template <class E>
+void random_mixed_cpu(RunContext& ctx, NativeEngine& eng, E& ex, mm::Mm<E>& mm, CpuOut& out, Phase& ph) {
+  const workload::Params& P = ctx.sc.params;
+  workload::RandomMixedParams p;
+  p.ops = static_cast<uint64_t>(P.integer("ops"));
+  if (ctx.opt.short_mode) p.ops = std::min<uint64_t>(p.ops, 5000);
+  p.seed = ctx.seed;
+  p.free_fraction = P.number("free_fraction");
+  p.fault_rate = P.number("fault_rate");
+  p.fault.field = *mm::parse_fault_field(P.string("fault_field"));
+  p.fault.subpage = static_cast<int>(P.integer("fault_subpage"));
+  p.fault_on_pcp = P.number("fault_on_pcp");
+  p.check_every = static_cast<uint64_t>(P.integer("check_every"));
+  const unsigned n = eng.nr_cpus();
+  const uint64_t max_live = static_cast<uint64_t>(P.integer("max_live")) / mm::PAGE_SIZE;
+  const uint64_t cap = (max_live ? max_live : ctx.machine.spec().total_pages() / 2) / n;
+  const uint64_t per_cpu = p.ops / n;
+  const uint64_t chunk = p.check_every ? std::max<uint64_t>(1, p.check_every / n) : per_cpu;
+  workload::RandomMixedWorker<E> w(p, ex.cpu(), cap);
+  Rng fault_rng(p.seed, 0x6661756c00000000ull);
+  HwCounters hw;
+  eng.barrier();
+  if (ex.cpu() == 0) ph.t0 = Clock::now();
+  hw.start();
+  for (uint64_t done = 0; done < per_cpu;) {
+    const uint64_t k = std::min(chunk, per_cpu - done);
+    ex.sys_enter();
+    for (uint64_t i = 0; i < k; ++i) w.step(mm, ex, out.mixed);
+    ex.sys_exit();
+    done += k;
+    eng.barrier();  // quiescent: CPU 0 injects faults and checks while the others wait
+    if (ex.cpu() == 0) {
+      out.mixed.faults_injected += workload::random_mixed_inject(ctx.machine, p, fault_rng, k * n);
+      if (p.check_every) workload::random_mixed_check(ctx.machine, done * n, out.mixed);
+    }
+    eng.barrier();
+  }
+  hw.stop();
+  if (ex.cpu() == 0) ph.t1 = Clock::now();
+  w.release_all(mm, out.mixed);
+  mm.drain_local_pages();
+  out.hw = hw.read();
+  out.hw_available = hw.available();
+  out.hw_reason = hw.reason();
+}
+
+template <class E>
+void churn_cpu(RunContext& ctx, NativeEngine& eng, E& ex, mm::Mm<E>& mm, CpuOut& out, Phase& ph) {
+  const bool thp = ctx.sc.workload == "thp_alloc";
+  uint64_t iterations = static_cast<uint64_t>(ctx.sc.params.integer("iterations"));
+  if (ctx.opt.short_mode) iterations = std::min<uint64_t>(iterations, 20);
+  const workload::ChurnParams p =
+      thp ? workload::thp_alloc_params(iterations, static_cast<uint32_t>(ctx.sc.params.integer("batch")))
+          : workload::pcp_churn_params(iterations, static_cast<uint32_t>(ctx.sc.params.integer("pages")));
+  std::vector<mm::Page*> scratch;
+  workload::ChurnCounts warm;
+  eng.barrier();
+  for (uint64_t i = 0; i < ctx.sc.warmup_ops; ++i) workload::churn_iteration(mm, ex, p, scratch, warm);
+  eng.barrier();
+  ex.reset_stats();
+  HwCounters hw;
+  eng.barrier();
+  if (ex.cpu() == 0) ph.t0 = Clock::now();
+  hw.start();
+  for (uint64_t i = 0; i < p.iterations; ++i) {
+    const uint64_t t = rdtsc();
+    ex.sys_enter();
+    workload::churn_iteration(mm, ex, p, scratch, out.churn);
+    ex.sys_exit();
+    out.iter_ns.push_back(static_cast<double>(tsc_to_ns(rdtsc() - t)));
+  }
+  hw.stop();
+  eng.barrier();
+  if (ex.cpu() == 0) ph.t1 = Clock::now();
+  mm.drain_local_pages();
+  out.hw = hw.read();
+  out.hw_available = hw.available();
+  out.hw_reason = hw.reason();
+}
+
+template <bool Track>
+void run_native_t(RunContext& ctx) {
+  using E = NativeCpu<Track>;
+  NativeOptions o;
+  if (!parse_lock_impl(ctx.sc.engine_options.lock, &o.lock_impl))
+    throw InputError(fmt::format("{}: engine.lock: '{}' is not one of qspinlock|ticket|mutex", ctx.sc.file, ctx.sc.engine_options.lock));
+  o.pin = ctx.sc.engine_options.pin;
+  o.oversubscribe = ctx.sc.engine_options.oversubscribe;
+  NativeEngine eng(ctx.machine, o);
+  const unsigned n = eng.nr_cpus();
+  std::vector<std::unique_ptr<E>> cpus;
+  for (unsigned c = 0; c < n; ++c) cpus.push_back(std::make_unique<E>(eng, c));
+  std::vector<CpuOut> outs(n);
+  Phase ph;
+  const std::string& w = ctx.sc.workload;
+  if (w != "random_mixed" && w != "pcp_churn" && w != "thp_alloc")
+    throw InputError(fmt::format("{}: workload '{}' does not run on the native engine", ctx.sc.file, w));
+  eng.run([&](unsigned cpu) {
+    E& ex = *cpus[cpu];
+    mm::Mm<E> mm(ctx.machine, ex);
+    if (w == "random_mixed")
+      random_mixed_cpu(ctx, eng, ex, mm, outs[cpu], ph);
+    else
+      churn_cpu(ctx, eng, ex, mm, outs[cpu], ph);
+  });
+
+  RunResult& r = ctx.result;
+  auto& m = r.metrics;
+  const double elapsed = std::chrono::duration<double>(ph.t1 - ph.t0).count();
+  m["elapsed_s"] = elapsed;
+  m["threads"] = n;
+  m["host_cpus"] = NativeEngine::host_cpus();
+  std::vector<const std::vector<LockStatCpu>*> lock_tables;
+  IrqOffStat irq;
+  AccessCounters acc;
+  double sys_ns = 0;
+  std::vector<double> iter_ns;
+  workload::RandomMixedResult mixed;
+  workload::ChurnCounts churn;
+  for (unsigned c = 0; c < n; ++c) {
+    lock_tables.push_back(&cpus[c]->lock_stats());
+    irq.merge(cpus[c]->irq_off());
+    acc += cpus[c]->accesses();
+    sys_ns += static_cast<double>(cpus[c]->sys_ns());
+    iter_ns.insert(iter_ns.end(), outs[c].iter_ns.begin(), outs[c].iter_ns.end());
+    mixed += outs[c].mixed;
+    churn.allocs += outs[c].churn.allocs;
+    churn.failures += outs[c].churn.failures;
+    for (const auto& [k, v] : outs[c].hw) r.cache.hw[k] += v;
+  }
+  m["sys_s"] = sys_ns / 1e9;
+  if (w == "random_mixed") {
+    m["allocs"] = static_cast<double>(mixed.allocs);
+    m["frees"] = static_cast<double>(mixed.frees);
+    m["alloc_failures"] = static_cast<double>(mixed.alloc_failures);
+    m["faults_injected"] = static_cast<double>(mixed.faults_injected);
+    m["ops_per_s"] = elapsed > 0 ? static_cast<double>(mixed.allocs + mixed.frees) / elapsed : 0;
+    r.invariant_checks += mixed.invariant_checks;
+    r.violations.insert(r.violations.end(), mixed.violations.begin(), mixed.violations.end());
+  } else {
+    m["allocs"] = static_cast<double>(churn.allocs);
+    m["alloc_failures"] = static_cast<double>(churn.failures);
+    m["allocs_per_s"] = elapsed > 0 ? static_cast<double>(churn.allocs) / elapsed : 0;
+    m["iteration_median_ns"] = median_of(iter_ns);
+    m["iteration_stddev_pct"] = stddev_pct_of(iter_ns);
+  }
+  r.locks = summarize_locks(lock_tables);
+  summarize_irq_off(irq, m);
+  r.cache.model = Track ? "line-access counts (native engine)" : "off (engine.track: false)";
+  if (Track) summarize_accesses(acc, r.cache);
+  r.cache.hw_available = outs[0].hw_available;
+  r.cache.hw_reason = outs[0].hw_available ? "" : outs[0].hw_reason;
+  if (!r.cache.hw_available) r.cache.hw.clear();
+  r.notes.push_back(fmt::format("native engine: {} threads on {} host cores, lock {}; timings are host measurements",
+                                n, NativeEngine::host_cpus(), lock_impl_name(eng.locks().impl())));
+  if (eng.oversubscribed())
+    r.notes.push_back("oversubscribed: more CPUs than host cores; a blocking mutex replaced spinning and the "
+                      "contention figures include host scheduling");
+}
+
+}  // namespace
+
+void run_native(RunContext& ctx) {
+  if (ctx.sc.engine_options.track)
+    run_native_t<true>(ctx);
+  else
+    run_native_t<false>(ctx);
+}
+
+}  // namespace pagesim::run

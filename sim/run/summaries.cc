@@ -1,0 +1,97 @@
+#include "summaries.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "pagesim/exec/native.h"
+#include "pagesim/mm/types.h"
+
+namespace pagesim::run {
+
+void summarize_accesses(const AccessCounters& a, CacheSummary& c) {
+  c.counters["line_accesses"] = a.total;
+  for (unsigned k = 0; k < kNumLineKinds; ++k)
+    c.counters[fmt::format("lines_{}", line_kind_name(static_cast<LineKind>(k)))] = a.by_line_kind[k];
+  c.counters["struct_page_in_zone_lock"] = a.struct_page_by_context[static_cast<unsigned>(LockContext::zone_lock)];
+  c.counters["struct_page_in_hugetlb_lock"] = a.struct_page_by_context[static_cast<unsigned>(LockContext::hugetlb_lock)];
+  c.counters["struct_page_irq_off"] = a.struct_page_by_context[static_cast<unsigned>(LockContext::irq_off)];
+  c.counters["struct_page_outside_locks"] = a.struct_page_by_context[static_cast<unsigned>(LockContext::none)];
+  for (unsigned s = 0; s < kNumSites; ++s)
+    if (a.struct_page_by_site[s]) c.counters[fmt::format("struct_page_at_{}", site_name(static_cast<Site>(s)))] = a.struct_page_by_site[s];
+  if (a.hold_lines) c.counters["artificial_hold_lines"] = a.hold_lines;
+}
+
+namespace {
+std::vector<uint64_t> trimmed(const uint64_t (&h)[kLockHistBuckets]) {
+  size_t n = kLockHistBuckets;
+  while (n && !h[n - 1]) --n;
+  return std::vector<uint64_t>(h, h + n);
+}
+
+std::string lock_instance(uint32_t id) {
+  if (id == kHugetlbLockId) return "hugetlb";
+  return fmt::format("node{}/{}", id / mm::MAX_NR_ZONES, mm::zone_name(id % mm::MAX_NR_ZONES));
+}
+}  // namespace
+
+std::vector<LockStat> summarize_locks(const std::vector<const std::vector<LockStatCpu>*>& per_cpu) {
+  std::vector<LockStat> out;
+  for (uint32_t id = 0; id < kNrLockIds; ++id) {
+    LockStatCpu sum;
+    for (const auto* cpu : per_cpu) sum.merge((*cpu)[id]);
+    if (!sum.acquisitions) continue;
+    LockStat ls;
+    ls.name = std::string(lock_class_name(id == kHugetlbLockId ? LockClass::hugetlb_lock : LockClass::zone_lock));
+    ls.instance = lock_instance(id);
+    ls.acquisitions = sum.acquisitions;
+    ls.contentions = sum.contentions;
+    ls.wait_ns_total = sum.wait.total;
+    ls.wait_ns_min = sum.wait.count ? sum.wait.min : 0;
+    ls.wait_ns_max = sum.wait.max;
+    ls.hold_ns_total = sum.hold.total;
+    ls.hold_ns_min = sum.hold.count ? sum.hold.min : 0;
+    ls.hold_ns_max = sum.hold.max;
+    ls.bounces = sum.bounces;
+    ls.bounces_remote = sum.bounces_remote;
+    ls.wait_hist = trimmed(sum.wait.hist);
+    ls.hold_hist = trimmed(sum.hold.hist);
+    for (unsigned s = 0; s < kNumSites; ++s) {
+      if (sum.contention_points[s]) ls.contention_points[std::string(site_name(static_cast<Site>(s)))] = sum.contention_points[s];
+      if (sum.acquisition_points[s]) ls.acquisition_points[std::string(site_name(static_cast<Site>(s)))] = sum.acquisition_points[s];
+    }
+    out.push_back(std::move(ls));
+  }
+  return out;
+}
+
+void summarize_irq_off(const IrqOffStat& s, std::map<std::string, double>& metrics) {
+  for (unsigned i = 0; i < kNumSites; ++i) {
+    const TimeStat& t = s.by_site[i];
+    if (!t.count) continue;
+    const std::string site(site_name(static_cast<Site>(i)));
+    metrics[fmt::format("irq_off_{}_count", site)] = static_cast<double>(t.count);
+    metrics[fmt::format("irq_off_{}_avg_ns", site)] = static_cast<double>(t.total) / static_cast<double>(t.count);
+    metrics[fmt::format("irq_off_{}_max_ns", site)] = static_cast<double>(t.max);
+  }
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];  // LKP's upper median
+}
+
+double stddev_pct_of(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  double var = 0;
+  for (double x : v) var += (x - mean) * (x - mean);
+  var /= static_cast<double>(v.size());
+  return mean ? std::sqrt(var) / mean * 100 : 0;
+}
+
+}  // namespace pagesim::run

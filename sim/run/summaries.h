@@ -1,0 +1,25 @@
+// Conversions from engine statistics to RunResult parts, shared by the engines.
+#pragma once
+
+#include <vector>
+
+#include "pagesim/exec/access_counters.h"
+#include "pagesim/exec/lock_stat.h"
+#include "pagesim/run/result.h"
+
+namespace pagesim::run {
+
+// Line-access counts by kind, lock context and site into cache.counters.
+void summarize_accesses(const AccessCounters& a, CacheSummary& c);
+
+// One LockStat per lock id that was used; `per_cpu[c][id]` are the CPUs' tables.
+std::vector<LockStat> summarize_locks(const std::vector<const std::vector<LockStatCpu>*>& per_cpu);
+
+// IRQ-off time per site as metrics irq_off_<site>_{count,avg_ns,max_ns}.
+void summarize_irq_off(const IrqOffStat& s, std::map<std::string, double>& metrics);
+
+// Median and population stddev (% of mean) of samples, as LKP computes them.
+double median_of(std::vector<double> v);
+double stddev_pct_of(const std::vector<double>& v);
+
+}  // namespace pagesim::run
