@@ -1,6 +1,8 @@
 // The invariant checker. Every condition names the kernel rule it stands for.
 #include "pagesim/mm/invariants.h"
 
+#include "pagesim/mm/hugetlb.h"
+
 #include <fmt/format.h>
 
 #include <absl/container/flat_hash_set.h>
@@ -115,6 +117,7 @@ InvariantReport check_invariants(const Machine& m) {
   for (const Zone* z : m.populated_zones()) zones += z->zone_page_state(NR_FREE_PAGES);
   global = m.vm_zone_stat[NR_FREE_PAGES].load();
   ck.expect(global == zones, r, "vm_zone_stat[NR_FREE_PAGES] {} != sum of zone counters {}", global, zones);
+  check_hugetlb_invariants(m, r.violations, r.checks);
   return r;
 }
 

@@ -126,7 +126,9 @@ TEST(Native, MoreCpusThanHostCoresNeedsOversubscribe) {
 
 TEST(Native, HardwareCountersSayWhyTheyAreMissing) {
   const run::RunResult r = run::run_one(make_scenario("thp_alloc", "v5.17", 1), 0, 0, {});
-  if (!r.cache.hw_available) EXPECT_NE(r.cache.hw_reason.find("perf_event_open"), std::string::npos);
+  if (!r.cache.hw_available) {
+    EXPECT_NE(r.cache.hw_reason.find("perf_event_open"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -42,6 +42,11 @@ struct spinlock_t {
   Line line;  // the lock word's cache line
 };
 
+// Lock ids index the engines' side tables: zone locks use zone ids (node * 4 + zone type),
+// hugetlb_lock the id after the last possible zone.
+inline constexpr uint32_t kHugetlbLockId = 64 * 4;
+inline constexpr uint32_t kNrLockIds = kHugetlbLockId + 1;
+
 struct IrqFlags {
   bool was_enabled = true;
 };

@@ -38,10 +38,6 @@ struct alignas(64) McsNode {
   std::atomic<uint32_t> locked{0};
 };
 
-// hugetlb_lock's id in the lock tables (zone locks use zone ids below it).
-inline constexpr uint32_t kHugetlbLockId = mm::MAX_NUMNODES * mm::MAX_NR_ZONES;
-inline constexpr uint32_t kNrLockIds = kHugetlbLockId + 1;
-
 // The lock implementations. Each lock id has a side-table entry; the model's spinlock_t::val
 // is the ticket lock's word. `last_cpu`/`last_node` are written and read only by the holder.
 class NativeLocks {

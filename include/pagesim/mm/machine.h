@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pagesim/mm/config.h"
+#include "pagesim/mm/hstate.h"
 #include "pagesim/mm/machine_spec.h"
 #include "pagesim/mm/memmap.h"
 #include "pagesim/mm/zone.h"
@@ -54,6 +55,8 @@ class Machine {
   // vm_zone_stat[]: the global zone counters, folded from per-cpu diffs like zone->vm_stat.
   std::atomic<long> vm_zone_stat[NR_VM_ZONE_STAT_ITEMS] = {};
 
+  Hstate& hstate() { return hstate_; }
+  const Hstate& hstate() const { return hstate_; }
   Memmap& memmap() { return *memmap_; }
   const Memmap& memmap() const { return *memmap_; }
   Page* pfn_to_page(pfn_t pfn) const { return memmap_->pfn_to_page(pfn); }
@@ -116,6 +119,7 @@ class Machine {
   std::vector<Zone*> populated_;
   std::unique_ptr<std::atomic<uint8_t>[]> pageblock_mt_;
   uint64_t min_free_kbytes_ = 0;
+  Hstate hstate_;
 
   mutable absl::Mutex bad_mu_;
   std::vector<BadPageReport> bad_reports_ ABSL_GUARDED_BY(bad_mu_);
