@@ -6,6 +6,8 @@
 
 #include <chrono>
 
+#include "pagesim/exec/tsan.h"
+
 namespace pagesim {
 
 double tsc_ns_per_tick() {
@@ -70,9 +72,13 @@ bool NativeLocks::acquire(spinlock_t& l, McsNode* node) {
     }
     case LockImpl::mutex: {
       State& s = states_[l.id];
-      if (s.mu.TryLock()) return false;
+      if (s.mu.TryLock()) {
+        PAGESIM_TSAN_ACQUIRE(&s.mu);
+        return false;
+      }
       s.waiting.fetch_add(1, std::memory_order_acq_rel);
       s.mu.Lock();
+      PAGESIM_TSAN_ACQUIRE(&s.mu);
       s.waiting.fetch_sub(1, std::memory_order_acq_rel);
       return true;
     }
@@ -100,6 +106,7 @@ void NativeLocks::release(spinlock_t& l, McsNode* node) {
       return;
     }
     case LockImpl::mutex:
+      PAGESIM_TSAN_RELEASE(&states_[l.id].mu);
       states_[l.id].mu.Unlock();
       return;
   }

@@ -8,6 +8,7 @@
 #include <bit>
 
 #include "pagesim/error.h"
+#include "pagesim/exec/tsan.h"
 
 namespace pagesim::mm {
 
@@ -281,13 +282,13 @@ bool Machine::record_bad_page(pfn_t pfn, std::string reason, unsigned cpu) {
     bad_suppressed_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  absl::MutexLock l(&bad_mu_);
+  TsanMutexLock l(&bad_mu_);
   bad_reports_.push_back(BadPageReport{pfn, std::move(reason), cpu});
   return true;
 }
 
 std::vector<BadPageReport> Machine::bad_page_reports() const {
-  absl::MutexLock l(&bad_mu_);
+  TsanMutexLock l(&bad_mu_);
   return bad_reports_;
 }
 

@@ -46,6 +46,20 @@ std::vector<WorkloadInfo> build() {
           {"iterations", ParamType::integer, int64_t{2000}, 1, 1e9, {}, "loops per CPU"},
           {"batch", ParamType::integer, int64_t{1}, 1, 1 << 16, {}, "THP blocks allocated, then freed, per loop"},
       }});
+  w.push_back(WorkloadInfo{
+      "usemem",
+      "vm-scalability case-anon-w-rand-hugetlb: per task mmap MAP_HUGETLB (surplus reservation), fault every 2 MiB "
+      "page, SIZE/8 random 8-byte stores, munmap; LKP's throughput, median and free_time",
+      {
+          {"size", ParamType::size, int64_t{0}, 0, 1e15, {}, "per-task SIZE (0: MemTotal / 2 / tasks, as LKP)"},
+          {"data_scale", ParamType::integer, int64_t{1}, 1, 1 << 20, {}, "host data region = SIZE / data_scale"},
+          {"iterations", ParamType::integer, int64_t{1}, 1, 1000, {}, "case iterations, state carried over (LKP runs 16)"},
+          {"mempolicy", ParamType::choice, std::string("local"), {}, {}, {"local", "bind", "preferred", "interleave"},
+           "the tasks' memory policy at fault time"},
+          {"policy_nodes", ParamType::string, std::string("all"), {}, {}, {}, "node list for bind/preferred/interleave, e.g. 0,1"},
+          {"surplus_policy", ParamType::boolean, false, {}, {}, {}, "also apply the policy to the reservation's order-9 allocations (not 5.17)"},
+          {"overcommit", ParamType::integer, int64_t{0}, 0, 1e12, {}, "nr_overcommit_hugepages (0: LKP's unit_size/2M + tasks + 1)"},
+      }});
   std::sort(w.begin(), w.end(), [](const WorkloadInfo& a, const WorkloadInfo& b) { return a.name < b.name; });
   return w;
 }

@@ -43,6 +43,8 @@ class Hugetlb {
   // Sets /proc/sys/vm/nr_overcommit_hugepages.
   void set_overcommit(unsigned long n);
 
+  Machine& machine() { return m_; }
+
   // --- internals with kernel names ---
   int gather_surplus_pages(long delta);                       // hugetlb_lock held; drops it
   void return_unused_surplus_pages(unsigned long unused);     // hugetlb_lock held; drops it

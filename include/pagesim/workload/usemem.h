@@ -1,0 +1,160 @@
+// usemem, as vm-scalability's case-anon-w-rand-hugetlb runs it (usemem -n N -O -U --random SIZE):
+// each task mmaps SIZE of MAP_HUGETLB memory (the reservation: gather_surplus_pages and its
+// order-9 allocations), faults every 2 MiB page (dequeue from the pool, local node first, then
+// clear_huge_page), does SIZE/8 random 8-byte stores, and munmaps (surplus pages back to buddy).
+//
+// The data region is real host memory: SIZE / data_scale bytes per task. Clearing and the
+// store loop run on it; the scale is reported with the results. A task reports LKP's line
+// "<bytes> bytes / <usecs> usecs = <KB/s> KB/s" figures and its munmap time.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "pagesim/error.h"
+#include "pagesim/mm/hugetlb.h"
+#include "pagesim/rng.h"
+
+namespace pagesim::workload {
+
+struct UsememParams {
+  uint64_t size = 0;        // per-task SIZE in bytes (a multiple of 2 MiB after rounding up)
+  uint64_t data_scale = 1;  // host data region = size / data_scale
+  mm::MemPolicy policy;     // the task's mempolicy at fault time
+  bool surplus_policy = false;  // also apply the policy to the reservation's buddy allocations
+  uint64_t seed = 1;
+};
+
+struct UsememTaskResult {
+  bool failed = false;        // mmap returned ENOMEM, or a fault found no page (SIGBUS)
+  uint64_t unit_bytes = 0;    // usemem's "bytes": SIZE/8 + 8 per store (over the scaled region)
+  uint64_t usecs = 0;         // from the start barrier to the end of the store loop
+  uint64_t free_usecs = 0;    // munmap
+  double kbps = 0;            // ((unit_bytes * 10^6) >> 10) / usecs
+  uint64_t stores = 0;
+  uint64_t pages = 0;
+  uint64_t remote_pages = 0;  // faulted pages on another node than the task's CPU
+  unsigned reserve_node = 0;  // the CPU's node at mmap (where gather_surplus_pages allocated)
+  std::vector<uint64_t> fault_node_pages;  // pages per node
+  uint64_t sys_ns = 0, user_ns = 0;
+};
+
+// The per-task data region (real memory, THP-advised).
+class DataRegion {
+ public:
+  explicit DataRegion(uint64_t bytes);
+  ~DataRegion();
+  DataRegion(const DataRegion&) = delete;
+  DataRegion& operator=(const DataRegion&) = delete;
+  uint64_t* words() { return static_cast<uint64_t*>(p_); }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  void* p_ = nullptr;
+  uint64_t bytes_ = 0;
+};
+
+// Host monotonic time in ns (usemem's gettimeofday).
+uint64_t now_ns();
+
+template <class E>
+class UsememTask {
+ public:
+  UsememTask(mm::Hugetlb<E>& hugetlb, E& ex, const UsememParams& p, DataRegion& data)
+      : h_(hugetlb), ex_(ex), p_(p), data_(data),
+        npages_((p.size + mm::pages_per_huge_page * mm::PAGE_SIZE - 1) / (mm::pages_per_huge_page * mm::PAGE_SIZE)) {
+    r_.fault_node_pages.assign(h_.machine().nr_nodes(), 0);
+  }
+
+  // mmap(MAP_HUGETLB): hugetlb_reserve_pages -> hugetlb_acct_memory(+npages).
+  bool mmap() {
+    r_.reserve_node = ex_.node();
+    ex_.sys_enter();
+    const int rc = h_.hugetlb_acct_memory(static_cast<long>(npages_));
+    ex_.sys_exit();
+    if (rc) r_.failed = true;
+    return !rc;
+  }
+
+  // First touch of every 2 MiB page: hugetlb_fault -> alloc_huge_page, clear_huge_page.
+  void fault_all() {
+    if (r_.failed) return;
+    const uint64_t chunk = data_.bytes() / npages_;
+    pages_.reserve(npages_);
+    for (uint64_t i = 0; i < npages_; ++i) {
+      ex_.sys_enter();
+      mm::Page* page = h_.alloc_huge_page(p_.policy, i);
+      if (!page) {
+        ex_.sys_exit();
+        r_.failed = true;  // SIGBUS: the reservation was not honoured
+        return;
+      }
+      std::memset(reinterpret_cast<char*>(data_.words()) + i * chunk, 0, chunk);  // clear_huge_page
+      mm::set_page_mapping(page, mm::PAGE_MAPPING_ANON);  // hugepage_add_new_anon_rmap
+      page[1].tail.compound_mapcount++;
+      ex_.sys_exit();
+      pages_.push_back(page);
+      const unsigned nid = mm::page_to_nid(page);
+      r_.fault_node_pages[nid]++;
+      if (nid != ex_.node()) r_.remote_pages++;
+    }
+    r_.pages = npages_;
+  }
+
+  // do_rw_once in random mode: m = bytes/8 words, m stores to uniform indices in [0, m-2].
+  void store_loop() {
+    if (r_.failed) return;
+    const uint64_t m = data_.bytes() / 8;
+    uint64_t* w = data_.words();
+    Rng rng(p_.seed, 0x7573656d00000000ull + ex_.task());
+    const uint64_t t0 = now_ns();
+    for (uint64_t i = 0; i < m; ++i) {
+      const uint64_t idx = m > 1 ? rng.below(m - 1) : 0;
+      reinterpret_cast<volatile uint64_t*>(w)[idx] = idx;
+    }
+    r_.user_ns += ns_since(t0);
+    r_.stores = m;
+    r_.unit_bytes = data_.bytes() / 8 + 8 * m;
+  }
+
+  // munmap: unmap and put every page (free_huge_page sends surplus pages to buddy), then
+  // release what is left of the reservation.
+  void munmap() {
+    ex_.sys_enter();
+    for (mm::Page* page : pages_) {
+      page[1].tail.compound_mapcount--;
+      mm::set_page_count(page, mm::page_ref_count(page) - 1);
+      if (mm::page_ref_count(page) == 0) h_.free_huge_page(page);
+    }
+    const long unused = static_cast<long>(npages_ - pages_.size());
+    if (!r_.failed || unused) h_.hugetlb_acct_memory(-unused);
+    ex_.sys_exit();
+    pages_.clear();
+  }
+
+  UsememTaskResult& result() { return r_; }
+
+ private:
+  static uint64_t ns_since(uint64_t t0) { return now_ns() - t0; }
+
+  mm::Hugetlb<E>& h_;
+  E& ex_;
+  const UsememParams& p_;
+  DataRegion& data_;
+  uint64_t npages_;
+  std::vector<mm::Page*> pages_;
+  UsememTaskResult r_;
+};
+
+// LKP's parse of one iteration's task lines: throughput = sum of KB/s, median = the upper
+// median, free_time = mean munmap seconds.
+struct LkpSample {
+  double throughput = 0, median = 0, free_time = 0;
+  uint64_t tasks_failed = 0;
+};
+LkpSample lkp_parse(const std::vector<UsememTaskResult>& tasks);
+
+}  // namespace pagesim::workload

@@ -1,0 +1,53 @@
+#include "usemem_metrics.h"
+
+#include <fmt/format.h>
+
+#include "summaries.h"
+
+namespace pagesim::run {
+
+void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& results, unsigned nr_nodes,
+                    std::map<std::string, double>& m) {
+  std::vector<double> throughput, medians;
+  double free_sum = 0, free_n = 0, stores = 0, remote_stores = 0, failed = 0, user_ns = 0;
+  std::vector<double> fault_pages(nr_nodes, 0), reserve_tasks(nr_nodes, 0);
+  for (const auto& iteration : results) {
+    const workload::LkpSample s = workload::lkp_parse(iteration);
+    throughput.push_back(s.throughput);
+    medians.push_back(s.median);
+    failed += static_cast<double>(s.tasks_failed);
+    for (const workload::UsememTaskResult& t : iteration) {
+      if (t.failed) continue;
+      free_sum += static_cast<double>(t.free_usecs) / 1e6;
+      free_n++;
+      // Stores are uniform over the task's pages, so the remote share of its stores is the
+      // share of its pages on another node than the CPU it ran on.
+      stores += static_cast<double>(t.stores);
+      if (t.pages) remote_stores += static_cast<double>(t.stores) * static_cast<double>(t.remote_pages) / static_cast<double>(t.pages);
+      user_ns += static_cast<double>(t.user_ns);
+      for (unsigned n = 0; n < nr_nodes && n < t.fault_node_pages.size(); ++n) fault_pages[n] += static_cast<double>(t.fault_node_pages[n]);
+      if (t.reserve_node < nr_nodes) reserve_tasks[t.reserve_node]++;
+    }
+  }
+  double mean = 0;
+  for (double x : throughput) mean += x;
+  mean /= throughput.empty() ? 1 : static_cast<double>(throughput.size());
+  double median_mean = 0;
+  for (double x : medians) median_mean += x;
+  median_mean /= medians.empty() ? 1 : static_cast<double>(medians.size());
+  m["throughput_kib_s"] = mean;
+  m["throughput_stddev_pct"] = stddev_pct_of(throughput);
+  m["median_kib_s"] = median_mean;
+  m["median_stddev_pct"] = stddev_pct_of(medians);
+  m["free_time_s"] = free_n ? free_sum / free_n : 0;
+  m["remote_store_share_pct"] = stores ? remote_stores / stores * 100 : 0;
+  m["stores"] = stores;
+  m["user_s"] = user_ns / 1e9;
+  m["tasks_failed"] = failed;
+  for (unsigned n = 0; n < nr_nodes; ++n) {
+    m[fmt::format("fault_pages_node{}", n)] = fault_pages[n];
+    m[fmt::format("reserve_tasks_node{}", n)] = reserve_tasks[n];
+  }
+}
+
+}  // namespace pagesim::run

@@ -1,0 +1,23 @@
+// LKP's vm-scalability figures from usemem task results, per iteration and overall.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pagesim/workload/usemem.h"
+
+namespace pagesim::run {
+
+// results[i] are iteration i's task results. Adds vm-scalability's throughput, median,
+// free_time and their stddev, the remote-store share and the placement counts to `metrics`.
+void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& results, unsigned nr_nodes,
+                    std::map<std::string, double>& metrics);
+
+// Fills the KB/s figure of a task from its bytes and time, as usemem prints it.
+inline void usemem_finish(workload::UsememTaskResult& r, uint64_t elapsed_ns) {
+  r.usecs = std::max<uint64_t>(1, elapsed_ns / 1000);
+  r.kbps = static_cast<double>((r.unit_bytes * 1000000ull) >> 10) / static_cast<double>(r.usecs);
+}
+
+}  // namespace pagesim::run

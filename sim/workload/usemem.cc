@@ -1,0 +1,44 @@
+#include "pagesim/workload/usemem.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace pagesim::workload {
+
+uint64_t now_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+DataRegion::DataRegion(uint64_t bytes) : bytes_(std::max<uint64_t>(bytes, 4096)) {
+  p_ = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p_ == MAP_FAILED) throw InputError(fmt::format("usemem: cannot map a {} MiB data region on this host", bytes_ >> 20));
+  madvise(p_, bytes_, MADV_HUGEPAGE);
+}
+
+DataRegion::~DataRegion() { ::munmap(p_, bytes_); }
+
+LkpSample lkp_parse(const std::vector<UsememTaskResult>& tasks) {
+  LkpSample s;
+  std::vector<double> kbps;
+  double free_total = 0;
+  for (const UsememTaskResult& t : tasks) {
+    if (t.failed) {
+      s.tasks_failed++;
+      continue;
+    }
+    kbps.push_back(t.kbps);
+    s.throughput += t.kbps;
+    free_total += static_cast<double>(t.free_usecs) / 1e6;
+  }
+  if (!kbps.empty()) {
+    std::sort(kbps.begin(), kbps.end());
+    s.median = kbps[kbps.size() / 2];
+    s.free_time = free_total / static_cast<double>(kbps.size());
+  }
+  return s;
+}
+
+}  // namespace pagesim::workload
