@@ -1,75 +1,66 @@
-// pagesim: the command-line front end. A thin main over the libraries.
+// pagesim: the command-line front end. A thin main over the libraries: it parses the command
+// line (CLI11) and maps errors to the exit codes of brief §6: 0 ok, 1 the run failed, 2 bad
+// input, 130 interrupted.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
+#include "cli/commands.h"
 #include "pagesim/error.h"
-#include "pagesim/exec/uniprocessor.h"
-#include "pagesim/mm/config.h"
-#include "pagesim/mm/invariants.h"
-#include "pagesim/report/procfs.h"
 #include "pagesim/version.h"
-#include "pagesim/workload/random_mixed.h"
 
 namespace {
 
 using namespace pagesim;
 
-// The built-in default experiment: random mixed-order traffic on a small 2-node machine under
-// the four presets, with injected bad pages so that the variants differ.
-int run_demo(uint64_t ops, uint64_t seed) {
-  const mm::MachineSpec spec = mm::MachineSpec::uniform(2, 2, 1ull << 30, /*low_zones=*/false);
-  fmt::print("pagesim {}: random_mixed, {} ops, seed {}, 2 nodes x 2 CPUs x 1 GiB\n\n", PAGESIM_VERSION, ops, seed);
-  int rc = 0;
-  for (const std::string& preset : mm::preset_names()) {
-    mm::Machine m(spec, *mm::preset_config(preset));
-    UniprocessorExec<true> ex(m);
-    workload::RandomMixedParams p;
-    p.ops = ops;
-    p.seed = seed;
-    p.fault_rate = 0.002;
-    p.fault.subpage = -1;
-    p.max_live_pages = m.spec().total_pages() / 4;
-    const workload::RandomMixedResult r = workload::run_random_mixed(m, ex, p);
-    uint64_t ev[mm::NR_VM_EVENT_ITEMS] = {};
-    for (const mm::Zone* z : m.populated_zones())
-      for (unsigned c = 0; c < m.nr_cpus(); ++c)
-        for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i) ev[i] += z->cpu[c].events[i];
-    fmt::print("== {} ==\n", preset);
-    fmt::print("  allocs {}  frees {}  failed {}  faults injected {}\n", r.allocs, r.frees, r.alloc_failures, r.faults_injected);
-    for (unsigned i : {mm::PGALLOC, mm::PGFREE, mm::PCP_REFILL, mm::PCP_DRAIN, mm::BAD_PAGE, mm::LEAKED_BLOCKS, mm::LEAKED_PAGES})
-      fmt::print("  {:<14} {}\n", mm::vm_event_name(i), ev[i]);
-    const AccessCounters& a = ex.accesses();
-    fmt::print("  struct-page lines: {} inside zone->lock, {} with IRQs off (pcp), {} outside any lock\n",
-               a.struct_page_by_context[static_cast<unsigned>(LockContext::zone_lock)],
-               a.struct_page_by_context[static_cast<unsigned>(LockContext::irq_off)],
-               a.struct_page_by_context[static_cast<unsigned>(LockContext::none)]);
-    for (const mm::Zone* z : m.populated_zones()) {
-      const mm::ZoneCensus c = mm::zone_census(*z);
-      fmt::print("  node {} {:<7} managed {} nr_free_pages {} free-list {} deferred {} leaked {} (unaccounted {})\n", c.node,
-                 z->name(), c.managed_pages, c.nr_free_pages, c.free_list_pages, c.deferred_pages, c.leaked_pages,
-                 c.leaked_unaccounted);
-    }
-    fmt::print("  invariants: {} checks, {} violations\n", r.invariant_checks, r.violations.size());
-    for (const std::string& v : r.violations) fmt::print("    {}\n", v);
-    fmt::print("  /proc/buddyinfo:\n{}\n", report::buddyinfo(m));
-    if (!r.violations.empty()) rc = 1;
-  }
-  return rc;
+// "Example: ..." under each command's description, shown by --help.
+std::string with_example(std::string_view what, std::string_view example) {
+  return fmt::format("{}\nExample: {}", what, example);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"pagesim: a simulator of the Linux v5.17 page allocator"};
+  CLI::App app{"pagesim: a simulator of the Linux v5.17 page allocator\n"
+               "Example: pagesim run scenarios/default.yaml --json out.json"};
   app.set_version_flag("--version", PAGESIM_VERSION);
   app.require_subcommand(1);
+
+  cli::RunArgs ra;
+  auto* run = app.add_subcommand("run", with_example("Run every variant, repeat and sweep point of a scenario and print the report.",
+                                                     "pagesim run scenarios/default.yaml --set repeats=1 --json out.json"));
+  run->add_option("scenario", ra.scenario, "scenario file (YAML)")->required();
+  run->add_option("--set", ra.sets, "override a scenario value: key.path=value (repeatable)")->allow_extra_args(false)->take_all();
+  run->add_option("--json", ra.json, "write the JSON result (schema pagesim/1) to FILE");
+  run->add_option("--csv", ra.csv, "write one CSV row per run and metric to FILE");
+  run->add_option("--out", ra.out_dir, "write result.json, result.csv and proc/ into DIR");
+  run->add_option("--proc", ra.proc_dir, "write kernel-format buddyinfo, zoneinfo, vmstat, pagetypeinfo, lock_stat per run under DIR");
+  run->add_flag("--quiet,-q", ra.quiet, "print neither the report nor the progress line");
+
+  cli::ValidateArgs va;
+  auto* validate = app.add_subcommand("validate", with_example("Check a scenario file; with --resolved, print it with every default filled in (JSON).",
+                                                               "pagesim validate scenarios/default.yaml --resolved"));
+  validate->add_option("scenario", va.scenario, "scenario file (YAML)")->required();
+  validate->add_option("--set", va.sets, "override a scenario value: key.path=value (repeatable)")->allow_extra_args(false)->take_all();
+  validate->add_flag("--resolved", va.resolved, "print the fully resolved scenario");
+
+  auto* list = app.add_subcommand("list", with_example("List workloads and their parameters, presets, knobs, engines, counters and shipped scenarios.",
+                                                       "pagesim list"));
+
+  std::string plot_json, plot_out;
+  auto* plot = app.add_subcommand("plot", with_example("Render PNG and SVG plots of a result JSON through gnuplot.",
+                                                       "pagesim plot out.json --out plots"));
+  plot->add_option("result", plot_json, "result JSON written by pagesim run --json")->required();
+  plot->add_option("--out", plot_out, "directory for the pictures (default: plots/ next to the JSON file)");
+
   uint64_t ops = 200000, seed = 1;
-  auto* demo = app.add_subcommand("demo", "Run the built-in experiment: random_mixed under the four presets.\n"
-                                          "Example: pagesim demo --ops 200000 --seed 1");
+  auto* demo = app.add_subcommand("demo", with_example("Run the built-in experiment: random_mixed under the four presets.",
+                                                       "pagesim demo --ops 200000 --seed 1"));
   demo->add_option("--ops", ops, "operations per preset")->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   demo->add_option("--seed", seed, "random seed");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -77,12 +68,22 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   try {
-    if (*demo) return run_demo(ops, seed);
+    if (*run) return cli::run(ra);
+    if (*validate) return cli::validate(va);
+    if (*list) return cli::list();
+    if (*plot) {
+      if (plot_out.empty()) plot_out = (std::filesystem::path(plot_json).parent_path() / "plots").string();
+      return cli::plot(plot_json, plot_out);
+    }
+    if (*demo) return cli::demo(ops, seed);
   } catch (const InputError& e) {
     fmt::print(stderr, "pagesim: {}\n", e.what());
     return 2;
   } catch (const ModelError& e) {
     fmt::print(stderr, "pagesim: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "pagesim: internal error: {}\n", e.what());
     return 1;
   }
   return 0;

@@ -22,9 +22,15 @@ std::string compare_table(const std::vector<run::RunResult>& runs);
 // The same rows as JSON objects for "compare".
 nlohmann::ordered_json compare_json(const std::vector<run::RunResult>& runs);
 
-// The full JSON document: schema, scenario (resolved), runs, compare.
+// The full JSON document: schema, scenario (resolved), runs, compare, interrupted.
+// docs/output.md documents every key.
 nlohmann::ordered_json to_json(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs,
                                bool interrupted);
+// One run as it appears under "runs" (everything but the procfs text).
+nlohmann::ordered_json run_to_json(const run::RunResult& r);
+// Reads the "runs" of a to_json document back (the inverse of run_to_json). Throws InputError
+// naming `source` (a file name, for messages) when the document does not have that shape.
+std::vector<run::RunResult> runs_from_json(const nlohmann::json& doc, const std::string& source);
 // One row per run and metric: variant,engine,repeat,sweep_key,sweep_value,metric,value.
 std::string to_csv(const std::vector<run::RunResult>& runs);
 
@@ -32,7 +38,10 @@ std::string to_csv(const std::vector<run::RunResult>& runs);
 // Throws InputError (naming the path) when it cannot.
 void write_file_atomic(const std::string& path, const std::string& content);
 
-// Writes buddyinfo, zoneinfo, vmstat, pagetypeinfo and lock_stat of each run under dir.
+// Writes buddyinfo, zoneinfo, vmstat, pagetypeinfo and lock_stat of each run under
+// dir/[<sweep_key>=<value>/]<variant>/<repeat>/, each atomically; files whose snapshot is empty
+// (the run was not captured) are skipped. Path components are made filesystem-safe.
+// Throws InputError naming the path that could not be created or written.
 void write_proc_dir(const std::string& dir, const std::vector<run::RunResult>& runs);
 
 // Renders PNG and SVG plots of a result JSON through gnuplot into out_dir. Returns the files

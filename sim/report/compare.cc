@@ -1,0 +1,188 @@
+// The kernel test robot's comparison (lkp-tests lib/compare.rb show_group / show_perf_change).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "compare_rows.h"
+#include "pagesim/report/report.h"
+
+namespace pagesim::report {
+
+namespace {
+
+// lib/compare.rb column widths.
+constexpr int kAbsWidth = 10, kRelWidth = 10, kErrWidth = 6;
+
+// Stat bases in display order: the test's own stats first, as sort_stats puts them.
+int base_rank(const std::string& stat) {
+  if (stat.starts_with("pagesim.")) return 0;
+  if (stat.starts_with("lock_stat.")) return 1;
+  return 2;
+}
+
+double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
+// show_perf_change: "%10.2f" under 1000, "%10.4g" over 1e8, else "%10d" (Ruby truncates).
+std::string format_avg(double avg) {
+  if (std::fabs(avg) < 1000) return fmt::format("{:{}.2f}", avg, kAbsWidth);
+  if (std::fabs(avg) > 1e8) return fmt::format("{:{}.4g}", avg, kAbsWidth);
+  return fmt::format("{:{}}", static_cast<long long>(std::trunc(avg)), kAbsWidth);
+}
+
+// " ±%3d%%" when the relative stddev is above 2%, else blanks.
+std::string format_err(const Summary& s) {
+  const double pct = s.stddev_pct();
+  if (pct > 2) return fmt::format(" \u00b1{:{}}%", static_cast<long long>(std::trunc(pct)), kErrWidth - 3);
+  return std::string(kErrWidth, ' ');
+}
+
+std::string format_change(double p, bool absolute) {
+  const bool wide = std::fabs(p) >= 100000;
+  const std::string num = wide ? fmt::format("{:+{}.2g}", p, kRelWidth) : fmt::format("{:+{}.1f}", p, kRelWidth);
+  return absolute ? num + "  " : num + "% ";
+}
+
+void block_header(std::string& out, const CompareBlock& b) {
+  out += std::string(89, '=') + "\n";
+  std::string keys = "engine/repeats", values = fmt::format("{}/{}", b.engine, b.max_repeats);
+  if (!b.sweep_key.empty()) {
+    keys += "/" + b.sweep_key;
+    values += "/" + b.sweep_value;
+  }
+  out += fmt::format("{}:\n  {}\n\n", keys, values);
+  out += "kernel: \n";
+  for (const std::string& v : b.variants) out += fmt::format("  {}\n", v);
+  out += '\n';
+  const int first = kAbsWidth + kErrWidth, width = first + kRelWidth + 1;
+  out += fmt::format("{:>{}} ", b.variants[0].substr(0, first), first);
+  for (size_t i = 1; i < b.variants.size(); ++i) out += fmt::format("{:>{}} ", b.variants[i].substr(0, width), width);
+  out += '\n';
+  out += std::string(first, '-') + " ";
+  for (size_t i = 1; i < b.variants.size(); ++i) out += std::string(width, '-') + " ";
+  out += '\n';
+  // show_perf_header
+  const size_t n = b.variants.size() - 1;
+  out += "         %stddev";
+  for (size_t i = 0; i < n; ++i) out += "     %change         %stddev";
+  out += "\n             \\  ";
+  for (size_t i = 0; i < n; ++i) out += "        |                \\  ";
+  out += '\n';
+}
+
+}  // namespace
+
+std::map<std::string, double> run_stats(const run::RunResult& r) {
+  std::map<std::string, double> s;
+  for (const auto& [name, v] : r.metrics) s["pagesim." + name] = v;
+  for (const run::LockStat& l : r.locks) {  // merged per class, like /proc/lock_stat
+    const std::string p = "lock_stat." + l.name + ".";
+    s[p + "acquisitions"] += static_cast<double>(l.acquisitions);
+    s[p + "contentions"] += static_cast<double>(l.contentions);
+    s[p + "acq-bounces"] += static_cast<double>(l.bounces);
+    s[p + "waittime-total"] += us(l.wait_ns_total);
+    s[p + "holdtime-total"] += us(l.hold_ns_total);
+    s[p + "waittime-max"] = std::max(s[p + "waittime-max"], us(l.wait_ns_max));
+    s[p + "holdtime-max"] = std::max(s[p + "holdtime-max"], us(l.hold_ns_max));
+  }
+  for (const auto& [name, v] : r.vmstat) s["proc-vmstat." + name] = static_cast<double>(v);
+  return s;
+}
+
+std::vector<CompareBlock> compare_blocks(const std::vector<run::RunResult>& runs) {
+  std::vector<CompareBlock> blocks;
+  for (const SweepGroup& g : group_runs(runs)) {
+    CompareBlock b{g.key, g.value, g.variants[0].runs[0]->engine, 0, {}, {}};
+    // Per variant, per run, every stat.
+    std::vector<std::vector<std::map<std::string, double>>> stats;
+    std::set<std::string> names;
+    for (const VariantRuns& v : g.variants) {
+      b.variants.push_back(v.variant);
+      b.max_repeats = std::max(b.max_repeats, v.runs.size());
+      auto& per_run = stats.emplace_back();
+      for (const run::RunResult* r : v.runs) {
+        per_run.push_back(run_stats(*r));
+        for (const auto& [name, value] : per_run.back())
+          if (base_rank(name) == 0 || value != 0) names.insert(name);
+      }
+    }
+    std::vector<std::string> ordered(names.begin(), names.end());
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const std::string& a, const std::string& b) { return base_rank(a) < base_rank(b); });
+    for (const std::string& name : ordered) {
+      CompareRow row{name, name.ends_with('%'), {}};
+      for (size_t i = 0; i < g.variants.size(); ++i) {
+        std::vector<double> values;
+        for (const auto& s : stats[i]) {
+          auto it = s.find(name);
+          values.push_back(it == s.end() ? 0.0 : it->second);  // missing samples are 0, as in LKP
+        }
+        CompareCell cell{g.variants[i].variant, summarize(values)};
+        if (i > 0) {
+          const double base = row.cells[0].value.avg, avg = cell.value.avg;
+          if (row.absolute_change) {
+            cell.change = avg - base;
+          } else if (base == 0 && avg == 0) {
+            cell.change = 0;  // LKP would print -100.0% here (its 1e-100 guard); it never shows such rows
+          } else {
+            const double b0 = base == 0 ? 1e-100 : base;  // calc_perf_change's divide-by-0 guard
+            cell.change = 100.0 * (avg - b0) / b0;
+            cell.change_valid = base != 0;
+          }
+        }
+        row.cells.push_back(std::move(cell));
+      }
+      b.rows.push_back(std::move(row));
+    }
+    blocks.push_back(std::move(b));
+  }
+  return blocks;
+}
+
+std::string compare_table(const std::vector<run::RunResult>& runs) {
+  std::string out;
+  for (const CompareBlock& b : compare_blocks(runs)) {
+    block_header(out, b);
+    for (const CompareRow& row : b.rows) {
+      for (size_t i = 0; i < row.cells.size(); ++i) {
+        if (i > 0) out += format_change(row.cells[i].change, row.absolute_change);
+        out += format_avg(row.cells[i].value.avg) + format_err(row.cells[i].value);
+      }
+      out += fmt::format("  {}\n", row.stat);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+nlohmann::ordered_json compare_json(const std::vector<run::RunResult>& runs) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const CompareBlock& b : compare_blocks(runs)) {
+    for (const CompareRow& row : b.rows) {
+      nlohmann::ordered_json j;
+      j["sweep"] = b.sweep_key.empty() ? nlohmann::ordered_json(nullptr)
+                                       : nlohmann::ordered_json{{"key", b.sweep_key}, {"value", b.sweep_value}};
+      j["metric"] = row.stat;
+      j["base"] = b.variants[0];
+      j["change_unit"] = row.absolute_change ? "absolute" : "percent";
+      nlohmann::ordered_json values = nlohmann::ordered_json::array();
+      for (size_t i = 0; i < row.cells.size(); ++i) {
+        const CompareCell& c = row.cells[i];
+        nlohmann::ordered_json v;
+        v["variant"] = c.variant;
+        v["avg"] = c.value.avg;
+        v["stddev"] = c.value.stddev < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.value.stddev);
+        v["stddev_pct"] = c.value.stddev < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.value.stddev_pct());
+        v["samples"] = c.value.samples;
+        v["change"] = (i == 0 || !c.change_valid) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.change);
+        values.push_back(std::move(v));
+      }
+      j["values"] = std::move(values);
+      rows.push_back(std::move(j));
+    }
+  }
+  return rows;
+}
+
+}  // namespace pagesim::report

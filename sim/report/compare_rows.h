@@ -1,0 +1,44 @@
+// The rows of the LKP comparison, computed once and rendered by compare_table (text) and
+// compare_json (JSON), so that both always agree.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pagesim/run/result.h"
+#include "stats.h"
+
+namespace pagesim::report {
+
+// Every stat of one run under its LKP-style name: "pagesim.<metric>",
+// "lock_stat.<class>.<field>" (times in microseconds, as /proc/lock_stat prints them) and
+// "proc-vmstat.<name>".
+std::map<std::string, double> run_stats(const run::RunResult& r);
+
+struct CompareCell {
+  std::string variant;
+  Summary value;
+  double change = 0;        // vs the base; unused for the base itself
+  bool change_valid = true; // false when the base average is 0 and this one is not
+};
+
+struct CompareRow {
+  std::string stat;
+  bool absolute_change = false;  // names ending in '%': a difference, not a percentage
+  std::vector<CompareCell> cells;  // the base first
+};
+
+struct CompareBlock {
+  std::string sweep_key, sweep_value;
+  std::string engine;
+  size_t max_repeats = 0;
+  std::vector<std::string> variants;  // the base first
+  std::vector<CompareRow> rows;
+};
+
+// One block per sweep point. Rows: every pagesim.* metric, then lock_stat.* and proc-vmstat.*
+// stats that are non-zero in some run, each group by name.
+std::vector<CompareBlock> compare_blocks(const std::vector<run::RunResult>& runs);
+
+}  // namespace pagesim::report

@@ -1,0 +1,34 @@
+// CSV: one row per run and metric (docs/output.md).
+#include <fmt/format.h>
+
+#include "pagesim/report/report.h"
+
+namespace pagesim::report {
+
+namespace {
+
+// RFC 4180: quote a field that holds a comma, a quote or a line break; double inner quotes.
+// Variant names such as "v5.17 thp=false,khugepaged=false" need it.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string to_csv(const std::vector<run::RunResult>& runs) {
+  std::string out = "variant,engine,repeat,sweep_key,sweep_value,metric,value\n";
+  for (const run::RunResult& r : runs)
+    for (const auto& [metric, value] : r.metrics)
+      // {} prints the shortest text that reads back as the same double.
+      out += fmt::format("{},{},{},{},{},{},{}\n", csv_field(r.variant), csv_field(r.engine), r.repeat,
+                         csv_field(r.sweep_key), csv_field(r.sweep_value), csv_field(metric), value);
+  return out;
+}
+
+}  // namespace pagesim::report

@@ -1,0 +1,112 @@
+// Result files: atomic writes and the per-run procfs directory.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "pagesim/error.h"
+#include "pagesim/report/report.h"
+#include "paths.h"
+
+namespace pagesim::report {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(const std::string& path, const std::string& what, int err) {
+  throw InputError(fmt::format("cannot write '{}': {}: {}", path, what, std::strerror(err)));
+}
+
+// Closes the descriptor and removes the temporary file unless the write was committed.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& target) {
+    static std::atomic<unsigned> counter{0};
+    const fs::path t(target);
+    const fs::path dir = t.has_parent_path() ? t.parent_path() : fs::path(".");
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      path_ = (dir / fmt::format(".{}.tmp.{}.{}", t.filename().string(), ::getpid(), counter++)).string();
+      // 0666 & ~umask, like any file the user creates; O_EXCL: never reuse someone's file.
+      fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd_ >= 0 || errno != EEXIST) break;
+    }
+    if (fd_ < 0) fail(target, "cannot create a temporary file in its directory", errno);
+  }
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!committed_) ::unlink(path_.c_str());
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  // Closes the descriptor, reporting a deferred write error (NFS reports them at close).
+  int close() {
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    return rc;
+  }
+  void commit() { committed_ = true; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+std::string safe_component(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' || c == '=' || c == '_';
+    out += keep ? c : '_';
+  }
+  if (out.empty() || out == "." || out == "..") out = "_" + out;
+  return out;
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  TempFile tmp(path);
+  const char* p = content.data();
+  size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(tmp.fd(), p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(path, "write failed", errno);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  // The data must be on disk before the rename makes it visible under the final name.
+  if (::fsync(tmp.fd()) != 0) fail(path, "fsync failed", errno);
+  if (tmp.close() != 0) fail(path, "close failed", errno);
+  if (::rename(tmp.path().c_str(), path.c_str()) != 0) fail(path, "rename failed", errno);
+  tmp.commit();
+}
+
+void write_proc_dir(const std::string& dir, const std::vector<run::RunResult>& runs) {
+  for (const run::RunResult& r : runs) {
+    fs::path d(dir);
+    if (!r.sweep_key.empty()) d /= safe_component(r.sweep_key + "=" + r.sweep_value);
+    d /= safe_component(r.variant);
+    d /= std::to_string(r.repeat);
+    std::error_code ec;
+    fs::create_directories(d, ec);
+    if (ec) throw InputError(fmt::format("cannot create directory '{}': {}", d.string(), ec.message()));
+    const std::pair<const char*, const std::string*> files[] = {
+        {"buddyinfo", &r.proc.buddyinfo},       {"zoneinfo", &r.proc.zoneinfo}, {"vmstat", &r.proc.vmstat},
+        {"pagetypeinfo", &r.proc.pagetypeinfo}, {"lock_stat", &r.proc.lock_stat}};
+    for (const auto& [name, text] : files)
+      if (!text->empty()) write_file_atomic((d / name).string(), *text);
+  }
+}
+
+}  // namespace pagesim::report

@@ -1,0 +1,120 @@
+// The human-readable report: per variant a summary, then the LKP comparison.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "pagesim/report/report.h"
+#include "stats.h"
+
+namespace pagesim::report {
+
+namespace {
+
+std::string format_value(const Summary& s) {
+  std::string v = std::fabs(s.avg) >= 1e6 || (s.avg != 0 && std::fabs(s.avg) < 1e-2) ? fmt::format("{:.4g}", s.avg)
+                                                                                    : fmt::format("{:.2f}", s.avg);
+  if (s.stddev_pct() > 0) v += fmt::format(" \u00b1{:.1f}%", s.stddev_pct());
+  return v;
+}
+
+void summary(std::string& out, const VariantRuns& v) {
+  std::vector<std::string> names;
+  for (const run::RunResult* r : v.runs)
+    for (const auto& [name, value] : r->metrics)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  out += fmt::format("  metrics (mean over {} run{}; ± is the population stddev):\n", v.runs.size(), v.runs.size() == 1 ? "" : "s");
+  for (const std::string& name : names) out += fmt::format("    {:<32} {}\n", name, format_value(metric_summary(v, name)));
+}
+
+void zones(std::string& out, const run::RunResult& r) {
+  out += fmt::format("  zones (repeat {}, pages):\n", r.repeat);
+  out += fmt::format("    {:<14} {:>10} {:>10} {:>10} {:>8} {:>10} {:>8} {:>8} {:>8}\n", "zone", "managed", "nr_free",
+                     "on lists", "pcp", "allocated", "leaked", "drift", "deferred");
+  for (const mm::ZoneCensus& z : r.zones)
+    out += fmt::format("    {:<14} {:>10} {:>10} {:>10} {:>8} {:>10} {:>8} {:>8} {:>8}\n",
+                       fmt::format("node{}/{}", z.node, mm::zone_name(z.zone)), z.managed_pages, z.nr_free_pages,
+                       z.free_list_pages, z.pcp_pages, z.allocated_pages, z.leaked_pages, z.leaked_unaccounted,
+                       z.deferred_pages);
+  if (!r.proc.buddyinfo.empty()) {
+    out += "  buddyinfo:\n";
+    size_t start = 0;
+    for (size_t nl; (nl = r.proc.buddyinfo.find('\n', start)) != std::string::npos; start = nl + 1)
+      out += "    " + r.proc.buddyinfo.substr(start, nl - start) + "\n";
+  }
+}
+
+void locks(std::string& out, const run::RunResult& r) {
+  if (r.locks.empty()) return;
+  out += fmt::format("  locks (repeat {}; times in us):\n", r.repeat);
+  out += fmt::format("    {:<16} {:<14} {:>12} {:>11} {:>12} {:>10} {:>12} {:>10}\n", "class", "instance", "acquisitions",
+                     "contentions", "wait-total", "wait-max", "hold-total", "hold-max");
+  for (const run::LockStat& l : r.locks)
+    out += fmt::format("    {:<16} {:<14} {:>12} {:>11} {:>12.2f} {:>10.2f} {:>12.2f} {:>10.2f}\n", l.name, l.instance,
+                       l.acquisitions, l.contentions, l.wait_ns_total / 1e3, l.wait_ns_max / 1e3, l.hold_ns_total / 1e3,
+                       l.hold_ns_max / 1e3);
+}
+
+void cache(std::string& out, const run::RunResult& r) {
+  out += fmt::format("  cache (repeat {}): {}\n", r.repeat, r.cache.model.empty() ? "none" : r.cache.model);
+  for (const auto& [name, n] : r.cache.counters) out += fmt::format("    {:<40} {:>14}\n", name, n);
+  if (r.cache.hw_available) {
+    for (const auto& [name, n] : r.cache.hw) out += fmt::format("    hw.{:<37} {:>14}\n", name, n);
+  } else {
+    out += fmt::format("    hardware counters: unavailable ({})\n", r.cache.hw_reason);
+  }
+}
+
+void health(std::string& out, const VariantRuns& v) {
+  uint64_t checks = 0;
+  size_t violations = 0, interrupted = 0;
+  for (const run::RunResult* r : v.runs) {
+    checks += r->invariant_checks;
+    violations += r->violations.size();
+    interrupted += r->interrupted;
+  }
+  out += fmt::format("  invariants: {} checks, {} violation{}\n", checks, violations, violations == 1 ? "" : "s");
+  for (const run::RunResult* r : v.runs)
+    for (const std::string& s : r->violations) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
+  for (const run::RunResult* r : v.runs)
+    for (const std::string& s : r->bad_page_reports) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
+  if (interrupted) out += fmt::format("  interrupted: {} run{}\n", interrupted, interrupted == 1 ? "" : "s");
+  if (!v.runs.empty() && !v.runs.front()->memmap_backing.empty())
+    out += fmt::format("  memmap backing: {}\n", v.runs.front()->memmap_backing);
+}
+
+}  // namespace
+
+std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs) {
+  std::string out;
+  if (!set.empty()) {
+    const scenario::Scenario& sc = set.front();
+    out += fmt::format("scenario: {}{}\n", sc.file, sc.description.empty() ? "" : " - " + sc.description);
+    out += fmt::format("workload: {}, engine: {}, {} variant{} x {} repeat{}", sc.workload, sc.engine,
+                       sc.variants.size(), sc.variants.size() == 1 ? "" : "s", sc.repeats, sc.repeats == 1 ? "" : "s");
+    if (!sc.sweep.key.empty()) {
+      std::vector<std::string> values;
+      for (const scenario::Scenario& s : set) values.push_back(s.sweep.value);
+      out += fmt::format(", sweep {} = {}", sc.sweep.key, fmt::join(values, ", "));
+    }
+    out += "\n\n";
+  }
+  for (const SweepGroup& g : group_runs(runs)) {
+    if (!g.key.empty()) out += fmt::format("=== {} = {} ===\n\n", g.key, g.value);
+    for (const VariantRuns& v : g.variants) {
+      out += fmt::format("--- {} ---\n", v.variant);
+      summary(out, v);
+      const run::RunResult& first = *v.runs.front();
+      zones(out, first);
+      locks(out, first);
+      cache(out, first);
+      health(out, v);
+      out += '\n';
+    }
+  }
+  out += compare_table(runs);
+  return out;
+}
+
+}  // namespace pagesim::report

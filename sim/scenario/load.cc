@@ -1,0 +1,128 @@
+// Loading a scenario file: parse, apply --set overrides, expand the sweep, validate each point.
+#include "pagesim/scenario/load.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "diagnostics.h"
+#include "overrides.h"
+#include "pagesim/error.h"
+#include "pagesim/scenario/units.h"
+#include "sections.h"
+#include "sweep.h"
+
+namespace pagesim::scenario {
+
+namespace {
+
+using namespace detail;
+
+constexpr int64_t kMaxRepeats = 10000;
+
+nlohmann::ordered_json outputs_json(const Outputs& o) {
+  return {{"json", o.json}, {"csv", o.csv}, {"proc_dir", o.proc_dir}};
+}
+
+std::string read_output(const MapView& m, const char* key) {
+  const Node* n = m.get(key);
+  return n ? read_string(*n, m.path(key)) : std::string();
+}
+
+// Validates one sweep point (or the whole file when nothing is swept).
+Scenario read_scenario(const Node& root, const std::string& file, const LoadOptions& opt) {
+  const MapView m(root, "", {"description", "machine", "kernel", "workload", "engine", "repeats", "seed", "warmup_ops", "outputs"});
+  Scenario sc;
+  sc.file = file;
+  if (const Node* d = m.get("description")) sc.description = read_string(*d, "description");
+  const MachineSection machine = read_machine(m.require("machine"));
+  sc.machine = machine.spec;
+  KernelSection kernel = read_kernel(m.get("kernel"), root.pos, machine.min_free_kbytes);
+  sc.variants = std::move(kernel.variants);
+  const WorkloadSection wl = read_workload(m.require("workload"), opt.workloads ? *opt.workloads : workload::registered_workloads());
+  sc.workload = wl.name;
+  sc.params = wl.params;
+  if (const Node* e = m.get("engine"))
+    sc.engine = read_choice(*e, "engine", opt.engines.empty() ? std::vector<std::string>{sc.engine} : opt.engines);
+  if (const Node* r = m.get("repeats")) sc.repeats = static_cast<unsigned>(read_integer(*r, "repeats", 1, kMaxRepeats));
+  if (const Node* s = m.get("seed")) sc.seed = read_unsigned(*s, "seed", 0, std::numeric_limits<uint64_t>::max());
+  if (const Node* w = m.get("warmup_ops")) sc.warmup_ops = read_unsigned(*w, "warmup_ops", 0, std::numeric_limits<int64_t>::max());
+  if (const Node* o = m.get("outputs")) {
+    const MapView out(*o, "outputs", {"json", "csv", "proc_dir"});
+    sc.outputs = Outputs{read_output(out, "json"), read_output(out, "csv"), read_output(out, "proc_dir")};
+  }
+
+  nlohmann::ordered_json& r = sc.resolved;
+  r["description"] = sc.description;
+  r["machine"] = machine.resolved;
+  r["kernel"] = std::move(kernel.resolved);
+  r["workload"] = wl.resolved;
+  r["engine"] = sc.engine;
+  r["repeats"] = sc.repeats;
+  r["seed"] = sc.seed;
+  r["warmup_ops"] = sc.warmup_ops;
+  r["outputs"] = outputs_json(sc.outputs);
+  return sc;
+}
+
+}  // namespace
+
+ScenarioSet load_string(std::string_view yaml, const std::string& name, const LoadOptions& opt) {
+  auto src = std::make_shared<const Source>(Source{name, std::string(yaml)});
+  Node root = parse_yaml(src, src->text);
+  for (const std::string& o : opt.overrides) apply_override(root, o);
+  // A root that is not a map fails in read_scenario with a clear message; only maps can sweep.
+  const std::optional<SweepSite> sweep = root.kind == Node::Kind::map ? find_sweep(root) : std::nullopt;
+  ScenarioSet set;
+  if (!sweep) {
+    set.push_back(read_scenario(root, name, opt));
+    return set;
+  }
+  for (size_t i = 0; i < sweep->list->items.size(); ++i) {
+    Scenario sc = read_scenario(sweep_point(root, *sweep, i), name, opt);
+    sc.sweep = SweepPoint{sweep->key, sweep->list->items[i].text};
+    set.push_back(std::move(sc));
+  }
+  return set;
+}
+
+ScenarioSet load_file(const std::string& path, const LoadOptions& opt) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read scenario: {}", path, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_string(text.str(), path, opt);
+}
+
+nlohmann::ordered_json resolved_json(const ScenarioSet& set) {
+  if (set.size() == 1) return set.front().resolved;
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (const Scenario& sc : set) points.push_back(sc.resolved);
+  return points;
+}
+
+void override_outputs(ScenarioSet& set, const Outputs& o) {
+  for (Scenario& sc : set) {
+    if (!o.json.empty()) sc.outputs.json = o.json;
+    if (!o.csv.empty()) sc.outputs.csv = o.csv;
+    if (!o.proc_dir.empty()) sc.outputs.proc_dir = o.proc_dir;
+    sc.resolved["outputs"] = outputs_json(sc.outputs);
+  }
+}
+
+std::string describe_param(const workload::ParamSpec& s) {
+  using workload::ParamType;
+  std::string type(param_type_name(s.type));
+  if (s.type == ParamType::choice) type += " of " + join(s.choices, "|");
+  auto bound = [&](double b) { return bound_text(s.type, b); };
+  if (s.min && s.max) type += fmt::format(" in [{}, {}]", bound(*s.min), bound(*s.max));
+  else if (s.min) type += fmt::format(" >= {}", bound(*s.min));
+  else if (s.max) type += fmt::format(" <= {}", bound(*s.max));
+  return fmt::format("{}  {}, default {}: {}", s.name, type, param_json(s, s.default_value).dump(), s.description);
+}
+
+}  // namespace pagesim::scenario

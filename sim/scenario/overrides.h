@@ -1,0 +1,16 @@
+// `--set key.path=value` overrides, spliced into the tree before validation so that they are
+// typed and checked exactly like the file's own values.
+#pragma once
+
+#include <string>
+
+#include "tree.h"
+
+namespace pagesim::scenario::detail {
+
+// Applies one override. Missing maps along the path are created (the schema then rejects
+// unknown keys at the override's position); `key[i]` indexes an existing list. Throws
+// InputError positioned at "<--set>:1:COL".
+void apply_override(Node& root, const std::string& arg);
+
+}  // namespace pagesim::scenario::detail

@@ -1,0 +1,46 @@
+// The sections of a scenario file, each read from its tree node into the Scenario and into
+// the resolved form (nlohmann::ordered_json) that `validate --resolved` prints.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pagesim/mm/config.h"
+#include "pagesim/mm/machine_spec.h"
+#include "pagesim/scenario/scenario.h"
+#include "pagesim/workload/registry.h"
+#include "schema.h"
+
+namespace pagesim::scenario::detail {
+
+// Sets knob `name` of `cfg` from the scalar `n` through mm::set_knob, which defines what is
+// valid; fails at n's position naming `path`. Returns the value as written.
+std::string apply_knob(mm::KernelConfig& cfg, const std::string& name, const Node& n, const std::string& path);
+
+struct MachineSection {
+  mm::MachineSpec spec;
+  std::string min_free_kbytes = "auto";  // applied to every variant before its knobs
+  nlohmann::ordered_json resolved;
+};
+// `machine`: the uniform form (nodes, cpus_per_node, memory_per_node, low_zones) or an
+// explicit list of nodes with their zones; plus min_free_kbytes.
+MachineSection read_machine(const Node& n);
+
+struct KernelSection {
+  std::vector<Variant> variants;
+  nlohmann::ordered_json resolved;
+};
+// `kernel`: preset | presets, knobs, variants. `n` may be null (the v5.17 preset).
+KernelSection read_kernel(const Node* n, const Pos& where, const std::string& min_free_kbytes);
+
+struct WorkloadSection {
+  std::string name;
+  workload::Params params;
+  nlohmann::ordered_json resolved;
+};
+WorkloadSection read_workload(const Node& n, const std::vector<workload::WorkloadInfo>& workloads);
+
+}  // namespace pagesim::scenario::detail

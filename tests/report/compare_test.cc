@@ -1,0 +1,103 @@
+// The kernel test robot's comparison table, from hand-made results.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "pagesim/report/report.h"
+#include "report_test_util.h"
+
+namespace pagesim::test {
+namespace {
+
+// Three repeats of two kernels, shaped after the robot's e-mail (seed 001): throughput
+// 6352467 ±2% -> 8293110 ±2% (+30.5%), free_time 0.00 ±5% (-7.4%), and rows that exercise
+// every LKP rule: no stddev at or under 2%, absolute change for a '%' name, "%.4g" over 1e8,
+// and the 1e-100 guard for a base of 0.
+std::vector<run::RunResult> robot_runs() {
+  const double tput_a[] = {6157963, 6352467, 6546971}, tput_b[] = {8039188, 8293110, 8547032};
+  const double free_a[] = {0.00095, 0.001, 0.00105}, free_b[] = {0.00089, 0.000926, 0.000962};
+  const double idle_a[] = {11.51, 11.51, 11.51}, idle_b[] = {16.05, 16.05, 16.05};
+  const double insn_a[] = {5.665e10, 5.665e10, 5.665e10}, insn_b[] = {6.911e10, 6.911e10, 6.911e10};
+  std::vector<run::RunResult> runs;
+  for (unsigned rep = 0; rep < 3; ++rep) {
+    runs.push_back(make_run("v5.17-rc7", rep,
+                            {{"throughput_kib_s", tput_a[rep]}, {"free_time_s", free_a[rep]}, {"idle%", idle_a[rep]},
+                             {"instructions", insn_a[rep]}, {"slowpath_entries", 0}, {"elapsed_s", 218.97}}));
+    runs.push_back(make_run("8212a964ee", rep,
+                            {{"throughput_kib_s", tput_b[rep]}, {"free_time_s", free_b[rep]}, {"idle%", idle_b[rep]},
+                             {"instructions", insn_b[rep]}, {"slowpath_entries", 0.8}, {"elapsed_s", 177.98}}));
+  }
+  runs[0].vmstat["pgalloc_normal"] = 1599893;
+  runs[2].vmstat["pgalloc_normal"] = 1424527;
+  runs[0].vmstat["pcp_drain"] = 0;  // zero everywhere: not shown
+  return runs;
+}
+
+TEST(CompareTableTest, Golden) { expect_golden("compare_table", report::compare_table(robot_runs())); }
+
+// The headline row in exactly the robot's layout, built from lib/compare.rb's printf formats:
+// "%10d" avg, " ±%3d%%" stddev, "%+10.1f%% " change.
+TEST(CompareTableTest, ThroughputRowMatchesTheRobot) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%10d \u00b1%3d%%%+10.1f%% %10d \u00b1%3d%%  %s\n", 6352467, 2, 30.5, 8293110, 2,
+                "pagesim.throughput_kib_s");
+  EXPECT_NE(report::compare_table(robot_runs()).find(line), std::string::npos) << report::compare_table(robot_runs());
+  EXPECT_EQ(std::string(line), "   6352467 \u00b1  2%     +30.5%    8293110 \u00b1  2%  pagesim.throughput_kib_s\n");
+}
+
+TEST(CompareTableTest, LkpFormattingRules) {
+  const std::string t = report::compare_table(robot_runs());
+  // Under 1000: two decimals; stddev above 2% shown even for a tiny average.
+  EXPECT_NE(t.find("      0.00 \u00b1  4%      -7.4%       0.00 \u00b1  3%  pagesim.free_time_s\n"), std::string::npos) << t;
+  // A '%' stat changes by an absolute amount, without '%'; no stddev column at 0%.
+  EXPECT_NE(t.find("     11.51            +4.5       16.05        pagesim.idle%\n"), std::string::npos) << t;
+  // Over 1e8: %.4g.
+  EXPECT_NE(t.find(" 5.665e+10           +22.0%  6.911e+10        pagesim.instructions\n"), std::string::npos) << t;
+  // 0 -> non-zero: LKP divides by 1e-100 and prints the result with %.2g.
+  EXPECT_NE(t.find("      0.00         +8e+101%       0.80        pagesim.slowpath_entries\n"), std::string::npos) << t;
+  // A counter only some runs carry (missing samples count 0, as LKP fills them); an all-zero
+  // counter is not shown.
+  EXPECT_NE(t.find("proc-vmstat.pgalloc_normal"), std::string::npos);
+  EXPECT_EQ(t.find("proc-vmstat.pcp_drain"), std::string::npos);
+  // Header: names in 16- and 27-wide columns, then the %stddev/%change header lines.
+  EXPECT_NE(t.find("       v5.17-rc7                  8212a964ee \n---------------- --------------------------- \n"
+                   "         %stddev     %change         %stddev\n             \\          |                \\  \n"),
+            std::string::npos)
+      << t;
+}
+
+TEST(CompareTableTest, OneBlockPerSweepPointAndBaseFirst) {
+  std::vector<run::RunResult> runs;
+  for (const char* cpus : {"1", "2"})
+    for (unsigned rep = 0; rep < 2; ++rep)
+      for (const char* v : {"v5.17", "v5.17+mel"})
+        runs.push_back(make_run(v, rep, {{"ops_per_s", std::string(v) == "v5.17" ? 100.0 : 150.0}}, "machine.cpus", cpus));
+  const std::string t = report::compare_table(runs);
+  EXPECT_NE(t.find("engine/repeats/machine.cpus:\n  uniprocessor/2/1\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("engine/repeats/machine.cpus:\n  uniprocessor/2/2\n"), std::string::npos) << t;
+  EXPECT_LT(t.find("uniprocessor/2/1"), t.find("uniprocessor/2/2"));
+  EXPECT_NE(t.find("    100.00           +50.0%     150.00        pagesim.ops_per_s\n"), std::string::npos) << t;
+
+  const nlohmann::ordered_json j = report::compare_json(runs);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["sweep"]["value"], "1");
+  EXPECT_EQ(j[0]["base"], "v5.17");
+  EXPECT_EQ(j[0]["values"][0]["change"], nullptr);
+  EXPECT_DOUBLE_EQ(j[0]["values"][1]["change"].get<double>(), 50.0);
+  EXPECT_DOUBLE_EQ(j[0]["values"][1]["stddev_pct"].get<double>(), 0.0);
+}
+
+TEST(CompareJsonTest, ZeroBaseHasNoFiniteChange) {
+  const nlohmann::ordered_json j = report::compare_json(robot_runs());
+  bool seen = false;
+  for (const auto& row : j)
+    if (row["metric"] == "pagesim.slowpath_entries") {
+      seen = true;
+      EXPECT_EQ(row["values"][1]["change"], nullptr);
+      EXPECT_DOUBLE_EQ(row["values"][1]["avg"].get<double>(), 0.8);
+    }
+  EXPECT_TRUE(seen);
+}
+
+}  // namespace
+}  // namespace pagesim::test

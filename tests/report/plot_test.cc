@@ -1,0 +1,94 @@
+// `pagesim plot` through gnuplot: pictures for bars, a sweep and lock histograms.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "pagesim/error.h"
+#include "pagesim/report/report.h"
+#include "report_test_util.h"
+
+namespace pagesim::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool have_gnuplot() { return std::system("gnuplot --version >/dev/null 2>&1") == 0; }
+
+class PlotTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("pagesim_plot_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!std::getenv("PAGESIM_KEEP_PLOTS")) fs::remove_all(dir_);
+  }
+  fs::path dir_;
+};
+
+std::vector<run::RunResult> sweep_runs() {
+  std::vector<run::RunResult> runs;
+  const char* variants[] = {"v5.17", "v5.17+eric", "v5.17+mel", "v5.18"};
+  for (int cpus : {1, 2, 4, 8})
+    for (unsigned rep = 0; rep < 3; ++rep)
+      for (int v = 0; v < 4; ++v) {
+        const double ops = 1000.0 * cpus * (1 + 0.1 * v) * (1 + 0.02 * rep);
+        run::RunResult r = make_run(variants[v], rep, {{"ops_per_s", ops}, {"pcp_refills", 50.0 * cpus + v}, {"bad_pages", 0}},
+                                    "machine.cpus", std::to_string(cpus));
+        run::LockStat l{.name = "&zone->lock", .instance = "node0/Normal", .acquisitions = 100};
+        for (int b = 6; b < 16; ++b) {
+          l.wait_hist.resize(16);
+          l.hold_hist.resize(16);
+          l.wait_hist[b] = static_cast<uint64_t>(10 + (b * 7 + v * 5) % 13) * cpus;
+          l.hold_hist[b] = static_cast<uint64_t>(40 - 2 * b + v);
+        }
+        r.locks.push_back(l);
+        runs.push_back(r);
+      }
+  return runs;
+}
+
+TEST_F(PlotTest, RendersPngAndSvg) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string json = (dir_ / "result.json").string();
+  report::write_file_atomic(json, report::to_json({}, sweep_runs(), false).dump(2));
+  const std::vector<std::string> files = report::plot(json, (dir_ / "plots").string());
+  std::set<std::string> names;
+  for (const std::string& f : files) {
+    names.insert(fs::path(f).filename().string());
+    EXPECT_GT(fs::file_size(f), 1000u) << f;
+  }
+  // bad_pages is 0 everywhere: no picture. Each picture comes as PNG and SVG.
+  for (const char* n : {"metric-ops_per_s", "metric-pcp_refills", "sweep-ops_per_s", "sweep-pcp_refills",
+                        "lock-_zone-_lock-wait-machine.cpus=1", "lock-_zone-_lock-hold-machine.cpus=8"}) {
+    EXPECT_TRUE(names.count(std::string(n) + ".png")) << n;
+    EXPECT_TRUE(names.count(std::string(n) + ".svg")) << n;
+  }
+  EXPECT_FALSE(names.count("metric-bad_pages.png"));
+  const std::string png = read_text(files.front());
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+}
+
+TEST_F(PlotTest, SinglePointBarsPerVariant) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  std::vector<run::RunResult> runs;
+  for (unsigned rep = 0; rep < 3; ++rep)
+    for (const char* v : {"v5.17", "v5.17+eric", "v5.17+mel", "v5.18"})
+      runs.push_back(make_run(v, rep, {{"throughput_kib_s", 6.3e6 * (1 + 0.1 * (v[5] == '8')) * (1 + 0.02 * rep)}}));
+  const std::string json = (dir_ / "result.json").string();
+  report::write_file_atomic(json, report::to_json({}, runs, false).dump());
+  const std::vector<std::string> files = report::plot(json, dir_.string());
+  ASSERT_EQ(files.size(), 2u);  // one metric, no sweep, no locks
+  EXPECT_EQ(fs::path(files[0]).filename(), "metric-throughput_kib_s.png");
+}
+
+TEST_F(PlotTest, MissingOrMalformedJsonIsInputError) {
+  EXPECT_THROW(report::plot((dir_ / "missing.json").string(), dir_.string()), InputError);
+  report::write_file_atomic((dir_ / "bad.json").string(), "{not json");
+  EXPECT_THROW(report::plot((dir_ / "bad.json").string(), dir_.string()), InputError);
+}
+
+}  // namespace
+}  // namespace pagesim::test

@@ -1,0 +1,147 @@
+// The pagesim binary: exit codes, messages on stderr, no output files on bad input, `validate`
+// on every shipped scenario, and a golden `validate --resolved`.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bad_cases.h"
+#include "scenario_test_util.h"
+
+namespace pagesim::scenario::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string fmt_cmd(const std::string& args, const fs::path& out, const fs::path& err) {
+  return quote(PAGESIM_BIN) + " " + args + " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
+}
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs `pagesim ARGS` with stdout and stderr captured in files under `dir`.
+Result pagesim(const std::string& args, const fs::path& dir) {
+  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string cmd = fmt_cmd(args, out, err);
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+class BadInputCli : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadInputCli, ExitsTwoWithPositionAndCreatesNothing) {
+  const BadCase& c = GetParam();
+  const fs::path dir = fresh_dir();
+  const std::string file = write_file(dir / "bad.yaml", c.yaml);
+  std::string args = "run " + quote(file) + " --json " + quote((dir / "out.json").string()) + " --csv " +
+                     quote((dir / "out.csv").string()) + " --proc " + quote((dir / "proc").string());
+  for (const std::string& s : c.sets) args += " --set " + quote(s);
+  const Result r = pagesim(args, dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(c.where), std::string::npos) << r.err;
+  if (*c.key) EXPECT_NE(r.err.find(c.key), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  // Nothing but the scenario itself: no result, no temporary file, no proc directory.
+  std::vector<std::string> left;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"bad.yaml"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenario, BadInputCli, ::testing::ValuesIn(bad_cases()),
+                         [](const ::testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
+
+TEST(Cli, EveryShippedScenarioValidates) {
+  const fs::path dir = fresh_dir();
+  size_t n = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(PAGESIM_SOURCE_DIR) / "scenarios")) {
+    if (e.path().extension() != ".yaml") continue;
+    ++n;
+    const Result r = pagesim("validate " + quote(e.path().string()), dir);
+    EXPECT_EQ(r.code, 0) << e.path() << ": " << r.err;
+    EXPECT_NE(r.out.find(": ok:"), std::string::npos) << r.out;
+  }
+  EXPECT_GE(n, 1u);
+}
+
+TEST(Cli, ValidateResolvedMatchesGolden) {
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden";
+  const Result r = pagesim("validate --resolved " + quote((golden / "small.yaml").string()), fresh_dir());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, slurp(golden / "small.resolved.json"));
+}
+
+TEST(Cli, UsageErrorsExitTwoAndHelpExitsZero) {
+  const fs::path dir = fresh_dir();
+  EXPECT_EQ(pagesim("", dir).code, 2);
+  EXPECT_EQ(pagesim("frobnicate", dir).code, 2);
+  EXPECT_EQ(pagesim("run", dir).code, 2);
+  EXPECT_EQ(pagesim("run x.yaml --bogus", dir).code, 2);
+  const Result v = pagesim("--version", dir);
+  EXPECT_EQ(v.code, 0);
+  EXPECT_NE(v.out.find('.'), std::string::npos);
+  for (const char* cmd : {"run", "validate", "list", "plot", "demo"}) {
+    const Result h = pagesim(std::string(cmd) + " --help", dir);
+    EXPECT_EQ(h.code, 0) << cmd;
+    EXPECT_NE(h.out.find("Example: pagesim " + std::string(cmd)), std::string::npos) << cmd << ": " << h.out;
+  }
+}
+
+TEST(Cli, MissingScenarioFileExitsTwo) {
+  const Result r = pagesim("validate /nonexistent/s.yaml", fresh_dir());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/s.yaml"), std::string::npos);
+}
+
+TEST(Cli, OutputIntoMissingDirectoryFailsBeforeRunning) {
+  const fs::path dir = fresh_dir();
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const Result r = pagesim("run --quiet " + quote(golden.string()) + " --json " + quote((dir / "no/such/out.json").string()), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+}
+
+TEST(Cli, RunWritesEveryOutputAndNoProgressWithoutATty) {
+  const fs::path dir = fresh_dir();
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const Result r = pagesim("run " + quote(golden.string()) + " --set repeats=1 --out " + quote((dir / "res").string()), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // stderr is a file here: no progress line
+  EXPECT_NE(r.out.find("v5.17+mel mel_walk=outside_lock"), std::string::npos);
+  EXPECT_NE(slurp(dir / "res/result.json").find("\"schema\": \"pagesim/1\""), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir / "res/result.csv"));
+  EXPECT_TRUE(fs::is_directory(dir / "res/proc"));
+}
+
+TEST(Cli, ListNamesEverySection) {
+  const Result r = pagesim("list", fresh_dir());
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* s : {"random_mixed", "fault_field", "v5.17+eric", "buddy_check", "uniprocessor", "pcp_refill", "default.yaml"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace pagesim::scenario::testing

@@ -1,0 +1,33 @@
+// The pagesim subcommands. Each returns the process exit code (0 ok, 1 run failed, 2 bad input,
+// 130 interrupted) or throws InputError / ModelError, which main maps to 2 / 1.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pagesim::cli {
+
+struct RunArgs {
+  std::string scenario;
+  std::vector<std::string> sets;  // --set key=value
+  std::string json, csv, out_dir, proc_dir;
+  bool quiet = false;
+};
+int run(const RunArgs& a);
+
+struct ValidateArgs {
+  std::string scenario;
+  std::vector<std::string> sets;
+  bool resolved = false;
+};
+int validate(const ValidateArgs& a);
+
+int list();
+
+int plot(const std::string& json_file, const std::string& out_dir);
+
+// The built-in experiment that predates scenario files (kept for quick checks).
+int demo(uint64_t ops, uint64_t seed);
+
+}  // namespace pagesim::cli

@@ -1,0 +1,80 @@
+// `pagesim list`: what a scenario can name, one line each.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "commands.h"
+#include "pagesim/error.h"
+#include "pagesim/mm/config.h"
+#include "pagesim/mm/types.h"
+#include "pagesim/run/runner.h"
+#include "pagesim/scenario/load.h"
+#include "pagesim/workload/registry.h"
+
+namespace pagesim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// How a preset differs from the first one, in knob settings: the presets' definition.
+std::string preset_delta(const std::string& name) {
+  const mm::KernelConfig base = *mm::preset_config(mm::preset_names().front());
+  const mm::KernelConfig cfg = *mm::preset_config(name);
+  std::string out;
+  for (const mm::KnobInfo& k : mm::knob_infos())
+    if (mm::get_knob(cfg, k.name) != mm::get_knob(base, k.name)) out += fmt::format(" {}={}", k.name, mm::get_knob(cfg, k.name));
+  return out.empty() ? " (the base: every knob at its default)" : out;
+}
+
+// The shipped scenarios: ./scenarios when run from a checkout, else the source tree's.
+fs::path scenario_dir() {
+  if (fs::is_directory("scenarios")) return "scenarios";
+  return PAGESIM_SCENARIO_DIR;
+}
+
+void list_scenarios() {
+  const fs::path dir = scenario_dir();
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".yaml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  fmt::print("\nScenarios ({}):\n", dir.string());
+  for (const fs::path& f : files) {
+    std::string what;
+    try {
+      scenario::LoadOptions opt;
+      opt.engines = run::engine_names();
+      what = scenario::load_file(f.string(), opt).front().description;
+    } catch (const InputError& e) {
+      const std::string msg = e.what();
+      what = "(does not validate: " + msg.substr(0, msg.find('\n')) + ")";
+    }
+    fmt::print("  {:<32} {}\n", f.string(), what);
+  }
+}
+
+}  // namespace
+
+int list() {
+  fmt::print("Workloads (workload.name, workload.params):\n");
+  for (const workload::WorkloadInfo& w : workload::registered_workloads()) {
+    fmt::print("  {:<20} {}\n", w.name, w.description);
+    for (const workload::ParamSpec& p : w.params) fmt::print("      {}\n", scenario::describe_param(p));
+  }
+  fmt::print("\nPresets (kernel.preset, kernel.presets):\n");
+  for (const std::string& p : mm::preset_names()) fmt::print("  {:<20}{}\n", p, preset_delta(p));
+  fmt::print("  {:<20} alias of v5.18\n", "v5.17+eric+mel");
+  fmt::print("\nKnobs (kernel.knobs, kernel.variants[].knobs):\n");
+  for (const mm::KnobInfo& k : mm::knob_infos()) fmt::print("  {:<30} {:<30} {}\n", k.name, k.values, k.description);
+  fmt::print("\nEngines (engine):\n");
+  for (const std::string& e : run::engine_names()) fmt::print("  {}\n", e);
+  fmt::print("\nCounters (per run under \"vmstat\" in the JSON, and in --proc vmstat):\n");
+  for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i) fmt::print("  {}\n", mm::vm_event_name(i));
+  list_scenarios();
+  return 0;
+}
+
+}  // namespace pagesim::cli

@@ -1,0 +1,148 @@
+// `pagesim run` and `pagesim validate`.
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+
+#include "commands.h"
+#include "pagesim/error.h"
+#include "pagesim/report/procfs.h"
+#include "pagesim/report/report.h"
+#include "pagesim/run/runner.h"
+#include "pagesim/scenario/load.h"
+#include "progress.h"
+
+namespace pagesim::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "read from a signal handler");
+
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+  static const char kMsg[] = "\npagesim: interrupted; finishing the current run (Ctrl-C again to abort)\n";
+  (void)!::write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+}
+
+// Installs the SIGINT handler for the lifetime of the object. SA_RESETHAND: a second Ctrl-C
+// gets the default action and ends the process at once.
+class SigintGuard {
+ public:
+  SigintGuard() {
+    struct sigaction sa = {};
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &old_);
+  }
+  ~SigintGuard() { ::sigaction(SIGINT, &old_, nullptr); }
+  SigintGuard(const SigintGuard&) = delete;
+  SigintGuard& operator=(const SigintGuard&) = delete;
+
+ private:
+  struct sigaction old_ = {};
+};
+
+scenario::ScenarioSet load(const std::string& file, const std::vector<std::string>& sets) {
+  scenario::LoadOptions opt;
+  opt.overrides = sets;
+  opt.engines = run::engine_names();
+  return scenario::load_file(file, opt);
+}
+
+// Fails before any run when an output could not be written afterwards: a file whose directory
+// does not exist (--out creates its own directory, so only its parent must exist).
+void check_output_dirs(const scenario::Outputs& o, const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  auto check = [&](const std::string& what, const std::string& path) {
+    if (path.empty()) return;
+    const fs::path p(path);
+    const bool under_out = !out_dir.empty() && p.parent_path() == fs::path(out_dir);
+    const fs::path dir = under_out ? fs::path(out_dir).parent_path() : p.parent_path();
+    if (!dir.empty() && !fs::is_directory(dir))
+      throw InputError(fmt::format("{} {}: directory '{}' does not exist", what, path, dir.string()));
+  };
+  check("json", o.json);
+  check("csv", o.csv);
+  check("proc_dir", o.proc_dir);
+}
+
+size_t total_runs(const scenario::ScenarioSet& set) {
+  size_t n = 0;
+  for (const scenario::Scenario& sc : set) n += sc.variants.size() * sc.repeats;
+  return n;
+}
+
+}  // namespace
+
+int run(const RunArgs& a) {
+  scenario::ScenarioSet set = load(a.scenario, a.sets);
+  // --json/--csv/--proc beat --out, which beats the scenario's own outputs.
+  scenario::Outputs o{a.json, a.csv, a.proc_dir};
+  if (!a.out_dir.empty()) {
+    const std::filesystem::path dir(a.out_dir);
+    if (o.json.empty()) o.json = (dir / "result.json").string();
+    if (o.csv.empty()) o.csv = (dir / "result.csv").string();
+    if (o.proc_dir.empty()) o.proc_dir = (dir / "proc").string();
+  }
+  scenario::override_outputs(set, o);
+  const scenario::Outputs& out = set.front().outputs;
+  check_output_dirs(out, a.out_dir);
+
+  std::vector<run::RunResult> runs;
+  {
+    ProgressLine progress(total_runs(set), !a.quiet);
+    g_interrupted.store(false);
+    SigintGuard guard;
+    run::RunOptions ro;
+    ro.interrupt = &g_interrupted;
+    ro.progress = [&](const run::Progress& p) { progress.update(p); };
+    if (!out.proc_dir.empty())
+      ro.capture = [](const mm::Machine& m, run::RunResult& r) { r.proc = report::snapshot(m, r.locks); };
+    runs = run::run_all(set, ro);
+  }
+  // The runner stops between runs, so every run kept is complete; the document says the set is not.
+  const bool interrupted = g_interrupted.load();
+
+  if (!a.quiet) fmt::print("{}", report::human(set, runs));
+  // Files only now that the runs are over; each is written atomically.
+  if (!a.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.out_dir, ec);
+    if (ec) throw InputError(fmt::format("--out {}: cannot create the directory: {}", a.out_dir, ec.message()));
+  }
+  if (!out.json.empty()) report::write_file_atomic(out.json, report::to_json(set, runs, interrupted).dump(2) + "\n");
+  if (!out.csv.empty()) report::write_file_atomic(out.csv, report::to_csv(runs));
+  if (!out.proc_dir.empty()) report::write_proc_dir(out.proc_dir, runs);
+
+  if (interrupted) {
+    fmt::print(stderr, "pagesim: interrupted after {} of {} runs\n", runs.size(), total_runs(set));
+    return 130;
+  }
+  size_t failed = 0;
+  for (const run::RunResult& r : runs) failed += !r.violations.empty();
+  if (failed) {
+    fmt::print(stderr, "pagesim: {} of {} runs had invariant violations\n", failed, runs.size());
+    return 1;
+  }
+  return 0;
+}
+
+int validate(const ValidateArgs& a) {
+  const scenario::ScenarioSet set = load(a.scenario, a.sets);
+  if (a.resolved) {
+    fmt::print("{}\n", scenario::resolved_json(set).dump(2));
+    return 0;
+  }
+  const scenario::Scenario& sc = set.front();
+  fmt::print("{}: ok: {} variant(s) x {} repeat(s)", a.scenario, sc.variants.size(), sc.repeats);
+  if (set.size() > 1) fmt::print(" x {} sweep points of {}", set.size(), sc.sweep.key);
+  fmt::print(", workload {}, engine {}\n", sc.workload, sc.engine);
+  return 0;
+}
+
+}  // namespace pagesim::cli
