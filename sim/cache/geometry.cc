@@ -1,6 +1,7 @@
 #include "pagesim/cache/geometry.h"
 
 #include <string>
+#include <utility>
 
 namespace pagesim::cache {
 
