@@ -1,0 +1,107 @@
+// CacheModel::check_invariants: the I1-I4 of cache_model.cc plus the array layout rules.
+// Test-only speed; walks in index order so the first reported violation is deterministic.
+#include <bit>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model_impl.h"
+
+namespace pagesim::cache {
+
+namespace {
+
+using internal::TagEntry;
+
+std::string hex(uint64_t v) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s;
+  do {
+    s.insert(s.begin(), kDigits[v & 15]);
+    v >>= 4;
+  } while (v);
+  return "0x" + s;
+}
+
+// Every set: valid entries first, no line twice, every line in the set it indexes to.
+template <class Array>
+std::string check_layout(const char* name, const Array& a) {
+  const unsigned ways = a.ways();
+  for (size_t base = 0; base < a.size(); base += ways) {
+    bool hole = false;
+    for (unsigned w = 0; w < ways; ++w) {
+      const auto& e = a.at(base + w);
+      if (!e.valid()) {
+        hole = true;
+        continue;
+      }
+      const std::string where = std::string(name) + " line " + hex(e.line());
+      if (hole) return where + ": valid entry after an empty one";
+      if (a.set(a.instance_of(base), e.line()) != &a.at(base)) return where + ": in the wrong set";
+      for (unsigned v = 0; v < w; ++v)
+        if (a.at(base + v).line() == e.line()) return where + ": twice in one set";
+    }
+  }
+  return {};
+}
+
+struct Copies {
+  std::vector<std::pair<unsigned, LineState>> cores;  // (core, effective state)
+  std::vector<std::pair<unsigned, LineState>> llcs;   // (socket, state)
+};
+
+}  // namespace
+
+std::string CacheModel::check_invariants() const {
+  const Impl& m = *impl_;
+  for (std::string err : {check_layout("l1", m.l1), check_layout("l2", m.l2),
+                          check_layout("llc", m.llc), check_layout("snoop filter", m.sf)})
+    if (!err.empty()) return err;
+
+  std::map<uint64_t, Copies> copies;
+  const unsigned per_core_l1 = static_cast<unsigned>(m.l1.size() / m.g.cores());
+  for (size_t i = 0; i < m.l1.size(); ++i) {
+    const TagEntry& e = m.l1.at(i);
+    if (!e.valid()) continue;
+    const unsigned core = static_cast<unsigned>(i / per_core_l1);
+    const TagEntry* s2 = m.l2.set(core, e.line());
+    const int w = m.l2.find(s2, e.line());
+    const std::string where = "core " + std::to_string(core) + " line " + hex(e.line());
+    if (w < 0) return where + ": in L1 but not in L2 (inclusion)";
+    if (e.state() != s2[w].state() && e.state() != LineState::M) return where + ": L1 and L2 states disagree";
+  }
+  const unsigned per_core_l2 = static_cast<unsigned>(m.l2.size() / m.g.cores());
+  for (size_t i = 0; i < m.l2.size(); ++i) {
+    const TagEntry& e = m.l2.at(i);
+    if (!e.valid()) continue;
+    const unsigned core = static_cast<unsigned>(i / per_core_l2);
+    if (!(sharers(m.socket_of(core), e.line()) & m.bit(core)))
+      return "core " + std::to_string(core) + " line " + hex(e.line()) + ": not in the snoop filter";
+    copies[e.line()].cores.push_back({core, m.core_state(core, e.line())});
+  }
+  uint64_t listed = 0, held = 0;
+  for (size_t i = 0; i < m.sf.size(); ++i) listed += std::popcount(m.sf.at(i).sharers);
+  for (const auto& [line, c] : copies) held += c.cores.size();
+  if (listed != held) return "snoop filters list " + std::to_string(listed) + " copies, L2s hold " + std::to_string(held);
+
+  const unsigned per_socket_llc = static_cast<unsigned>(m.llc.size() / m.g.sockets);
+  for (size_t i = 0; i < m.llc.size(); ++i) {
+    const TagEntry& e = m.llc.at(i);
+    if (!e.valid()) continue;
+    if (e.state() != LineState::S && e.state() != LineState::M) return "llc line " + hex(e.line()) + ": neither clean nor dirty";
+    copies[e.line()].llcs.push_back({static_cast<unsigned>(i / per_socket_llc), e.state()});
+  }
+
+  for (const auto& [line, c] : copies) {
+    const size_t n = c.cores.size() + c.llcs.size();
+    for (auto [core, st] : c.cores)
+      if ((st == LineState::E || st == LineState::M) && n > 1)
+        return "line " + hex(line) + ": exclusive in core " + std::to_string(core) + " but has " + std::to_string(n) + " copies";
+    for (auto [socket, st] : c.llcs)
+      if (st == LineState::M && n > 1)
+        return "line " + hex(line) + ": dirty in LLC " + std::to_string(socket) + " but has " + std::to_string(n) + " copies";
+  }
+  return {};
+}
+
+}  // namespace pagesim::cache

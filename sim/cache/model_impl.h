@@ -1,0 +1,83 @@
+// CacheModel's state and the protocol steps it is built from. Internal.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "entries.h"
+#include "lru_array.h"
+#include "pagesim/cache/cache_model.h"
+
+namespace pagesim::cache {
+
+struct CacheModel::Impl {
+  using TagArray = internal::LruArray<internal::TagEntry>;
+  using SfArray = internal::LruArray<internal::SfEntry>;
+
+  // The copies of a line inside one socket, as found before the protocol acts on them.
+  struct Holders {
+    uint64_t sharers = 0;                // cores of the socket holding it privately
+    LineState owner_state = LineState::I;  // the sole sharer's state (I if not exactly one)
+    internal::TagEntry* llc_set = nullptr;
+    int llc_way = -1;                    // the socket's LLC copy, -1 if none
+
+    LineState llc() const { return llc_way < 0 ? LineState::I : llc_set[llc_way].state(); }
+    bool any() const { return sharers != 0 || llc_way >= 0; }
+    // By the invariants, a Modified copy is the only copy in the machine.
+    bool modified() const { return owner_state == LineState::M || llc() == LineState::M; }
+  };
+
+  explicit Impl(const CacheGeometry& geometry);
+
+  Outcome access(unsigned core, unsigned socket, uint64_t line, uint16_t home, bool write,
+                 const Attribution& attr);
+
+  // Cores are numbered globally: socket * cores_per_socket + core in socket.
+  unsigned socket_of(unsigned core) const { return core / g.cores_per_socket; }
+  uint64_t bit(unsigned core) const { return uint64_t{1} << (core % g.cores_per_socket); }
+  unsigned core_at(unsigned socket, unsigned i) const { return socket * g.cores_per_socket + i; }
+
+  // --- per-core private hierarchy (L1 is authoritative for a line it holds) ---
+  LineState core_state(unsigned core, uint64_t line) const;
+  LineState drop_core(unsigned core, uint64_t line);  // removes both copies; returns the state
+  void share_core(unsigned core, uint64_t line);      // demotes both copies to S
+  void fill_l1(unsigned core, uint64_t line, LineState st);
+  void fill_private(unsigned core, uint64_t line, LineState st);
+  void evict_l2_victim(unsigned core, internal::TagEntry victim);
+
+  // --- socket-level structures ---
+  Holders holders(unsigned socket, uint64_t line);
+  void llc_insert(unsigned socket, uint64_t line, bool dirty);
+  void sf_add(unsigned core, uint64_t line);
+  void sf_remove(unsigned core, uint64_t line);
+  void back_invalidate(unsigned socket, const internal::SfEntry& victim);
+
+  // --- protocol ---
+  // Out of line, so that the L1-hit path in access() keeps a small frame.
+  [[gnu::noinline]] Outcome miss_l1(unsigned core, unsigned socket, uint64_t line, uint16_t home, bool write,
+                  const Attribution& attr);
+  Outcome fetch(unsigned core, unsigned socket, uint64_t line, uint16_t home, bool write,
+                const Attribution& attr, LineState* filled);
+  Outcome upgrade(unsigned core, uint64_t line, const Attribution& attr);
+
+  struct Killed {
+    unsigned cores = 0;   // private copies
+    unsigned llcs = 0;    // LLC copies
+    bool remote = false;  // some copy was outside the keeper's socket
+  };
+  // Invalidates every copy but core `keep`'s (kNoCore: every copy). Counts nothing.
+  Killed invalidate_others(unsigned keep, uint64_t line);
+  static constexpr unsigned kNoCore = ~0u;
+  // Counts the invalidations a write charged to `attr` caused.
+  void count_killed(uint64_t line, const Attribution& attr, const Killed& k);
+
+  CacheGeometry g;
+  std::vector<uint32_t> cpu_core;    // global core of each CPU
+  std::vector<uint16_t> cpu_socket;
+  TagArray l1, l2;                   // one instance per core
+  TagArray llc;                      // one per socket
+  SfArray sf;                        // one per socket
+  CacheStats stats;
+};
+
+}  // namespace pagesim::cache
