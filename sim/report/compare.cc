@@ -19,7 +19,8 @@ constexpr int kAbsWidth = 10, kRelWidth = 10, kErrWidth = 6;
 int base_rank(const std::string& stat) {
   if (stat.starts_with("pagesim.")) return 0;
   if (stat.starts_with("lock_stat.")) return 1;
-  return 2;
+  if (stat.starts_with("cache.")) return 2;
+  return 3;
 }
 
 double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
@@ -86,6 +87,7 @@ std::map<std::string, double> run_stats(const run::RunResult& r) {
     s[p + "waittime-max"] = std::max(s[p + "waittime-max"], us(l.wait_ns_max));
     s[p + "holdtime-max"] = std::max(s[p + "holdtime-max"], us(l.hold_ns_max));
   }
+  for (const auto& [name, v] : r.cache.counters) s["cache." + name] = static_cast<double>(v);
   for (const auto& [name, v] : r.vmstat) s["proc-vmstat." + name] = static_cast<double>(v);
   return s;
 }

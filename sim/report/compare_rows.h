@@ -12,8 +12,8 @@
 namespace pagesim::report {
 
 // Every stat of one run under its LKP-style name: "pagesim.<metric>",
-// "lock_stat.<class>.<field>" (times in microseconds, as /proc/lock_stat prints them) and
-// "proc-vmstat.<name>".
+// "lock_stat.<class>.<field>" (times in microseconds, as /proc/lock_stat prints them),
+// "cache.<counter>" (line accesses and cache-model counts) and "proc-vmstat.<name>".
 std::map<std::string, double> run_stats(const run::RunResult& r);
 
 struct CompareCell {
@@ -37,7 +37,7 @@ struct CompareBlock {
   std::vector<CompareRow> rows;
 };
 
-// One block per sweep point. Rows: every pagesim.* metric, then lock_stat.* and proc-vmstat.*
+// One block per sweep point. Rows: every pagesim.* metric, then lock_stat.*, cache.* and proc-vmstat.*
 // stats that are non-zero in some run, each group by name.
 std::vector<CompareBlock> compare_blocks(const std::vector<run::RunResult>& runs);
 

@@ -82,6 +82,8 @@ void health(std::string& out, const VariantRuns& v) {
   if (interrupted) out += fmt::format("  interrupted: {} run{}\n", interrupted, interrupted == 1 ? "" : "s");
   if (!v.runs.empty() && !v.runs.front()->memmap_backing.empty())
     out += fmt::format("  memmap backing: {}\n", v.runs.front()->memmap_backing);
+  if (!v.runs.empty())
+    for (const std::string& note : v.runs.front()->notes) out += fmt::format("  note: {}\n", note);
 }
 
 }  // namespace

@@ -103,6 +103,7 @@ run::RunResult run_from_json(const nlohmann::json& j) {
   r.violations = j.at("invariants").at("violations").get<std::vector<std::string>>();
   r.vmstat = j.at("vmstat").get<std::map<std::string, uint64_t>>();
   r.memmap_backing = j.at("memmap_backing").get<std::string>();
+  if (j.contains("notes")) r.notes = j.at("notes").get<std::vector<std::string>>();
   r.bad_page_reports = j.at("bad_page_reports").get<std::vector<std::string>>();
   r.wall_s = j.at("wall_s").get<double>();
   return r;
@@ -130,6 +131,7 @@ ojson run_to_json(const run::RunResult& r) {
   j["vmstat"] = r.vmstat;
   j["memmap_backing"] = r.memmap_backing;
   j["bad_page_reports"] = r.bad_page_reports;
+  j["notes"] = r.notes;
   j["wall_s"] = r.wall_s;
   return j;
 }

@@ -60,8 +60,8 @@ void collect_common(const mm::Machine& m, RunResult& r) {
     r.bad_page_reports.push_back(fmt::format("BUG: Bad page state in process pagesim  pfn:{:x} cpu:{} reason: {}", b.pfn, b.cpu, b.reason));
   if (m.bad_pages_suppressed())
     r.bad_page_reports.push_back(fmt::format("BUG: Bad page state: {} messages suppressed", m.bad_pages_suppressed()));
-  r.memmap_backing = fmt::format("{} ({}; {} MiB resident of {} MiB reserved)", mm::memmap_backing_name(m.memmap().backing()),
-                                 m.memmap().backing_note(), m.memmap().resident_bytes() >> 20, m.memmap().reserved_bytes() >> 20);
+  r.memmap_backing = fmt::format("{}; {} MiB resident of {} MiB reserved", m.memmap().backing_note(),
+                                 m.memmap().resident_bytes() >> 20, m.memmap().reserved_bytes() >> 20);
 }
 
 }  // namespace

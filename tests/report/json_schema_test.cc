@@ -111,6 +111,7 @@ nlohmann::ordered_json full_document() {
       r.vmstat = {{"nr_free_pages", 90}};
       r.memmap_backing = "4k";
       r.bad_page_reports = {"BUG: Bad page state"};
+      r.notes = {"native engine: 2 threads on 2 host cores"};
       runs.push_back(r);
     }
   return report::to_json(set, runs, true);
