@@ -133,6 +133,25 @@ void Hugetlb<E>::free_huge_page(Page* page) {
   }
 }
 
+template <Exec E>
+void Hugetlb<E>::hugepage_add_new_anon_rmap(Page* page) {
+  detail::hpage_flags(page) &= ~uint64_t{HPG_restore_reserve};
+  set_page_mapping(page, PAGE_MAPPING_ANON);
+  page[1].tail.compound_mapcount = 0;  // atomic_set(compound_mapcount_ptr(page), 0)
+  touch(ex_, pl(page), AccessKind::store, Site::workload);
+  touch(ex_, pl(page + 1), AccessKind::store, Site::workload);
+}
+
+template <Exec E>
+void Hugetlb<E>::unmap_and_put(Page* page) {
+  page[1].tail.compound_mapcount--;  // page_remove_rmap(page, vma, true)
+  touch(ex_, pl(page + 1), AccessKind::rmw, Site::workload);
+  const int ref = page_ref_count(page) - 1;  // put_page -> put_page_testzero
+  set_page_count(page, ref);
+  touch(ex_, pl(page), AccessKind::rmw, Site::workload);
+  if (ref == 0) free_huge_page(page);
+}
+
 // prep_new_huge_page: H lru, H+1 dtor and subpool, H+2/H+3 cgroup pointers, then the count.
 template <Exec E>
 void Hugetlb<E>::prep_new_huge_page(Page* page, unsigned nid) {
@@ -208,7 +227,8 @@ int Hugetlb<E>::gather_surplus_pages(long delta) {
     unlock(Site::gather_surplus_pages);
     long i;
     for (i = 0; i < needed; ++i) {
-      Page* page = alloc_surplus_huge_page(detail::htlb_alloc_mask(), -1, nullptr, true);
+      const int nid = surplus_pol_ ? static_cast<int>(surplus_pol_->preferred_node(ex_.node(), static_cast<uint64_t>(allocated + i))) : -1;
+      Page* page = alloc_surplus_huge_page(detail::htlb_alloc_mask(), nid, surplus_pol_ ? surplus_pol_->nodemask() : nullptr, true);
       if (!page) {
         alloc_ok = false;
         break;

@@ -12,6 +12,7 @@
 #include "pagesim/workload/churn.h"
 #include "pagesim/workload/random_mixed.h"
 #include "summaries.h"
+#include "usemem_native.h"
 
 namespace pagesim::run {
 
@@ -21,6 +22,7 @@ using Clock = std::chrono::steady_clock;
 
 struct CpuOut {
   workload::RandomMixedResult mixed;
+  std::vector<workload::UsememTaskResult> usemem;  // one per iteration
   workload::ChurnCounts churn;
   std::vector<double> iter_ns;
   std::map<std::string, uint64_t> hw;
@@ -112,6 +114,37 @@ void churn_cpu(RunContext& ctx, NativeEngine& eng, E& ex, mm::Mm<E>& mm, CpuOut&
   out.hw_reason = hw.reason();
 }
 
+template <class E>
+void usemem_cpu(RunContext& ctx, NativeEngine& eng, E& ex, mm::Mm<E>& mm, CpuOut& out, Phase& ph, const UsememSetup& s) {
+  mm::Hugetlb<E> h(mm);
+  if (s.task.surplus_policy) h.set_surplus_policy(&s.task.policy);
+  if (ex.cpu() == 0) h.set_overcommit(s.overcommit);
+  workload::DataRegion data(s.data_bytes);
+  HwCounters hw;
+  for (uint64_t it = 0; it < s.iterations; ++it) {
+    workload::UsememParams p = s.task;
+    p.seed = s.task.seed + it * 1000003 + ex.cpu();
+    eng.barrier();  // usemem's start barrier: every task mmaps at once
+    const uint64_t t_start = workload::now_ns();
+    if (ex.cpu() == 0 && it == 0) ph.t0 = Clock::now();
+    hw.start();
+    out.usemem.push_back(usemem_iteration(h, ex, p, data, t_start));
+    hw.stop();
+    eng.barrier();
+    if (ex.cpu() == 0) {  // quiescent: every task has unmapped
+      const mm::InvariantReport inv = mm::check_invariants(ctx.machine);
+      out.mixed.invariant_checks++;
+      out.mixed.violations.insert(out.mixed.violations.end(), inv.violations.begin(), inv.violations.end());
+    }
+    eng.barrier();
+  }
+  if (ex.cpu() == 0) ph.t1 = Clock::now();
+  mm.drain_local_pages();
+  out.hw = hw.read();
+  out.hw_available = hw.available();
+  out.hw_reason = hw.reason();
+}
+
 template <bool Track>
 void run_native_t(RunContext& ctx) {
   using E = NativeCpu<Track>;
@@ -127,13 +160,17 @@ void run_native_t(RunContext& ctx) {
   std::vector<CpuOut> outs(n);
   Phase ph;
   const std::string& w = ctx.sc.workload;
-  if (w != "random_mixed" && w != "pcp_churn" && w != "thp_alloc")
+  UsememSetup um;
+  if (w == "usemem") um = usemem_setup(ctx.machine, ctx.sc.params, n, ctx.seed, ctx.opt.short_mode);
+  if (w != "random_mixed" && w != "pcp_churn" && w != "thp_alloc" && w != "usemem")
     throw InputError(fmt::format("{}: workload '{}' does not run on the native engine", ctx.sc.file, w));
   eng.run([&](unsigned cpu) {
     E& ex = *cpus[cpu];
     mm::Mm<E> mm(ctx.machine, ex);
     if (w == "random_mixed")
       random_mixed_cpu(ctx, eng, ex, mm, outs[cpu], ph);
+    else if (w == "usemem")
+      usemem_cpu(ctx, eng, ex, mm, outs[cpu], ph, um);
     else
       churn_cpu(ctx, eng, ex, mm, outs[cpu], ph);
   });
@@ -163,7 +200,19 @@ void run_native_t(RunContext& ctx) {
     for (const auto& [k, v] : outs[c].hw) r.cache.hw[k] += v;
   }
   m["sys_s"] = sys_ns / 1e9;
-  if (w == "random_mixed") {
+  if (w == "usemem") {
+    std::vector<std::vector<workload::UsememTaskResult>> iterations(um.iterations);
+    for (unsigned c = 0; c < n; ++c)
+      for (size_t it = 0; it < outs[c].usemem.size(); ++it) iterations[it].push_back(outs[c].usemem[it]);
+    usemem_metrics(iterations, ctx.machine.nr_nodes(), m);
+    m["data_scale"] = static_cast<double>(um.task.data_scale);
+    m["size_bytes"] = static_cast<double>(um.task.size);
+    r.invariant_checks += mixed.invariant_checks;
+    r.violations.insert(r.violations.end(), mixed.violations.begin(), mixed.violations.end());
+    if (um.task.data_scale > 1)
+      r.notes.push_back(fmt::format("usemem data region scaled down {}x: {} MiB per task on this host", um.task.data_scale,
+                                    um.data_bytes >> 20));
+  } else if (w == "random_mixed") {
     m["allocs"] = static_cast<double>(mixed.allocs);
     m["frees"] = static_cast<double>(mixed.frees);
     m["alloc_failures"] = static_cast<double>(mixed.alloc_failures);

@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <memory>
 
 #include "engine.h"
 #include "summaries.h"
 #include "pagesim/workload/churn.h"
+#include "usemem_native.h"
 #include "pagesim/error.h"
 #include "pagesim/exec/uniprocessor.h"
+#include "pagesim/mm/invariants.h"
 #include "pagesim/workload/random_mixed.h"
 
 namespace pagesim::run {
@@ -87,6 +90,58 @@ void run_uniprocessor(RunContext& ctx) {
     m["allocs"] = static_cast<double>(c.allocs);
     m["alloc_failures"] = static_cast<double>(c.failures);
     m["elapsed_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } else if (ctx.sc.workload == "usemem") {
+    // The tasks' phases interleave as on a big box: every task mmaps (reserves), then every
+    // task faults, stores and unmaps, one CPU after the other.
+    const unsigned n = ctx.machine.nr_cpus();
+    const UsememSetup s = usemem_setup(ctx.machine, ctx.sc.params, n, ctx.seed, ctx.opt.short_mode);
+    mm::Mm<UniprocessorExec<true>> mm(ctx.machine, ex);
+    mm::Hugetlb<UniprocessorExec<true>> h(mm);
+    h.set_overcommit(s.overcommit);
+    if (s.task.surplus_policy) h.set_surplus_policy(&s.task.policy);
+    std::vector<std::unique_ptr<workload::DataRegion>> data;
+    for (unsigned t = 0; t < n; ++t) data.push_back(std::make_unique<workload::DataRegion>(s.data_bytes));
+    std::vector<std::vector<workload::UsememTaskResult>> results;
+    for (uint64_t it = 0; it < s.iterations; ++it) {
+      std::vector<workload::UsememParams> params(n, s.task);
+      std::vector<std::unique_ptr<workload::UsememTask<UniprocessorExec<true>>>> tasks;
+      const uint64_t t_start = workload::now_ns();
+      for (unsigned t = 0; t < n; ++t) {
+        params[t].seed = s.task.seed + it * 1000003 + t;
+        tasks.push_back(std::make_unique<workload::UsememTask<UniprocessorExec<true>>>(h, ex, params[t], *data[t]));
+      }
+      auto each = [&](auto&& fn) {
+        for (unsigned t = 0; t < n; ++t) {
+          ex.set_cpu(t);
+          ex.set_task(t);
+          fn(*tasks[t]);
+        }
+      };
+      each([](auto& task) { task.mmap(); });
+      each([](auto& task) { task.fault_all(); });
+      each([&](auto& task) {
+        task.store_loop();
+        usemem_finish(task.result(), workload::now_ns() - t_start);
+      });
+      each([](auto& task) {
+        const uint64_t f0 = workload::now_ns();
+        task.munmap();
+        task.result().free_usecs = (workload::now_ns() - f0) / 1000;
+      });
+      results.emplace_back();
+      for (auto& task : tasks) results.back().push_back(task->result());
+      const mm::InvariantReport inv = mm::check_invariants(ctx.machine);
+      ctx.result.invariant_checks++;
+      ctx.result.violations.insert(ctx.result.violations.end(), inv.violations.begin(), inv.violations.end());
+    }
+    for (unsigned cpu = 0; cpu < n; ++cpu) {
+      ex.set_cpu(cpu);
+      mm.drain_local_pages();
+    }
+    usemem_metrics(results, ctx.machine.nr_nodes(), ctx.result.metrics);
+    ctx.result.metrics["data_scale"] = static_cast<double>(s.task.data_scale);
+    ctx.result.metrics["size_bytes"] = static_cast<double>(s.task.size);
+    ctx.result.metrics["elapsed_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   } else {
     throw InputError(fmt::format("{}: workload '{}' does not run on the uniprocessor engine", ctx.sc.file, ctx.sc.workload));
   }

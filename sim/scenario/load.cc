@@ -33,6 +33,21 @@ std::string read_output(const MapView& m, const char* key) {
   return n ? read_string(*n, m.path(key)) : std::string();
 }
 
+// `engine:` is an engine name, or a map with the name and the engine's options.
+void read_engine(const Node& e, const LoadOptions& opt, Scenario& sc) {
+  const std::vector<std::string> names = opt.engines.empty() ? std::vector<std::string>{sc.engine} : opt.engines;
+  if (e.kind != Node::Kind::map) {
+    sc.engine = read_choice(e, "engine", names);
+    return;
+  }
+  const MapView m(e, "engine", {"name", "lock", "pin", "oversubscribe", "track"});
+  sc.engine = read_choice(m.require("name"), m.path("name"), names);
+  if (const Node* n = m.get("lock")) sc.engine_options.lock = read_choice(*n, m.path("lock"), {"qspinlock", "ticket", "mutex"});
+  if (const Node* n = m.get("pin")) sc.engine_options.pin = read_bool(*n, m.path("pin"));
+  if (const Node* n = m.get("oversubscribe")) sc.engine_options.oversubscribe = read_bool(*n, m.path("oversubscribe"));
+  if (const Node* n = m.get("track")) sc.engine_options.track = read_bool(*n, m.path("track"));
+}
+
 // Validates one sweep point (or the whole file when nothing is swept).
 Scenario read_scenario(const Node& root, const std::string& file, const LoadOptions& opt) {
   const MapView m(root, "", {"description", "machine", "kernel", "workload", "engine", "repeats", "seed", "warmup_ops", "outputs"});
@@ -46,8 +61,7 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
   const WorkloadSection wl = read_workload(m.require("workload"), opt.workloads ? *opt.workloads : workload::registered_workloads());
   sc.workload = wl.name;
   sc.params = wl.params;
-  if (const Node* e = m.get("engine"))
-    sc.engine = read_choice(*e, "engine", opt.engines.empty() ? std::vector<std::string>{sc.engine} : opt.engines);
+  if (const Node* e = m.get("engine")) read_engine(*e, opt, sc);
   if (const Node* r = m.get("repeats")) sc.repeats = static_cast<unsigned>(read_integer(*r, "repeats", 1, kMaxRepeats));
   if (const Node* s = m.get("seed")) sc.seed = read_unsigned(*s, "seed", 0, std::numeric_limits<uint64_t>::max());
   if (const Node* w = m.get("warmup_ops")) sc.warmup_ops = read_unsigned(*w, "warmup_ops", 0, std::numeric_limits<int64_t>::max());
@@ -61,7 +75,11 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
   r["machine"] = machine.resolved;
   r["kernel"] = std::move(kernel.resolved);
   r["workload"] = wl.resolved;
-  r["engine"] = sc.engine;
+  r["engine"] = {{"name", sc.engine},
+                 {"lock", sc.engine_options.lock},
+                 {"pin", sc.engine_options.pin},
+                 {"oversubscribe", sc.engine_options.oversubscribe},
+                 {"track", sc.engine_options.track}};
   r["repeats"] = sc.repeats;
   r["seed"] = sc.seed;
   r["warmup_ops"] = sc.warmup_ops;

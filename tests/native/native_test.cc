@@ -25,6 +25,9 @@ scenario::Scenario make_scenario(const std::string& workload, const std::string&
     values["ops"] = int64_t{60000};
     values["fault_rate"] = 0.002;
     values["check_every"] = int64_t{5000};
+  } else if (workload == "usemem") {
+    values["data_scale"] = int64_t{16};
+    values["iterations"] = int64_t{2};
   } else {
     values["iterations"] = int64_t{30};
   }
@@ -64,6 +67,28 @@ INSTANTIATE_TEST_SUITE_P(Presets, NativePresets, ::testing::Values("v5.17", "v5.
                            for (char& c : s) if (c == '.' || c == '+') c = '_';
                            return s;
                          });
+
+TEST_P(NativePresets, UsememKeepsPoolAndZoneInvariants) {
+  const scenario::Scenario sc = make_scenario("usemem", GetParam(), 1, 2);
+  const run::RunResult r = run::run_one(sc, 0, 0, {});
+  EXPECT_TRUE(r.violations.empty()) << r.violations.front();
+  EXPECT_EQ(r.metrics.at("tasks_failed"), 0);
+  EXPECT_GT(r.metrics.at("throughput_kib_s"), 0);
+  EXPECT_EQ(r.metrics.at("remote_store_share_pct"), 0) << "each task reserved and faulted on its own node";
+  bool hugetlb_lock = false;
+  for (const run::LockStat& l : r.locks) hugetlb_lock |= l.name == "hugetlb_lock" && l.acquisitions > 0;
+  EXPECT_TRUE(hugetlb_lock);
+}
+
+TEST(Native, UsememWithTooSmallAnOvercommitFailsCleanly) {
+  scenario::Scenario sc = make_scenario("usemem", "v5.17", 1, 2);
+  std::map<std::string, workload::ParamValue> values = sc.params.values();
+  values["overcommit"] = int64_t{1};
+  sc.params = workload::Params(values);
+  const run::RunResult r = run::run_one(sc, 0, 0, {});
+  EXPECT_TRUE(r.violations.empty()) << r.violations.front();
+  EXPECT_EQ(r.metrics.at("tasks_failed"), 4) << "mmap fails with ENOMEM for both tasks in both iterations";
+}
 
 TEST(Native, AllSubpageRefillWalkIsInsideTheZoneLock) {
   uint64_t in_lock[2];

@@ -40,10 +40,18 @@ class Hugetlb {
   Page* alloc_huge_page(const MemPolicy& pol, uint64_t ilx);
   // The last put of a huge page (free_huge_page): surplus pages go back to buddy.
   void free_huge_page(Page* page);
+  // hugetlb_no_page's mapping of a new anonymous page: ClearHPageRestoreReserve (the fault
+  // consumed the reservation for good) and hugepage_add_new_anon_rmap.
+  void hugepage_add_new_anon_rmap(Page* page);
+  // The unmap side: page_remove_rmap, then put_page (free_huge_page on the last reference).
+  void unmap_and_put(Page* page);
   // Sets /proc/sys/vm/nr_overcommit_hugepages.
   void set_overcommit(unsigned long n);
 
   Machine& machine() { return m_; }
+  // An experiment beyond 5.17: apply a policy to gather_surplus_pages' buddy allocations
+  // (the kernel allocates them on the local node, NUMA_NO_NODE). nullptr restores that.
+  void set_surplus_policy(const MemPolicy* pol) { surplus_pol_ = pol; }
 
   // --- internals with kernel names ---
   int gather_surplus_pages(long delta);                       // hugetlb_lock held; drops it
@@ -68,6 +76,7 @@ class Hugetlb {
   E& ex_;
   Hstate& h_;
   IrqFlags irq_{};
+  const MemPolicy* surplus_pol_ = nullptr;
 };
 
 // Pool invariants: counts agree with the lists (quiescent points only). Appends violations.

@@ -76,6 +76,7 @@ class UsememTask {
     const int rc = h_.hugetlb_acct_memory(static_cast<long>(npages_));
     ex_.sys_exit();
     if (rc) r_.failed = true;
+    mapped_ = !rc;
     return !rc;
   }
 
@@ -93,8 +94,7 @@ class UsememTask {
         return;
       }
       std::memset(reinterpret_cast<char*>(data_.words()) + i * chunk, 0, chunk);  // clear_huge_page
-      mm::set_page_mapping(page, mm::PAGE_MAPPING_ANON);  // hugepage_add_new_anon_rmap
-      page[1].tail.compound_mapcount++;
+      h_.hugepage_add_new_anon_rmap(page);
       ex_.sys_exit();
       pages_.push_back(page);
       const unsigned nid = mm::page_to_nid(page);
@@ -124,13 +124,10 @@ class UsememTask {
   // release what is left of the reservation.
   void munmap() {
     ex_.sys_enter();
-    for (mm::Page* page : pages_) {
-      page[1].tail.compound_mapcount--;
-      mm::set_page_count(page, mm::page_ref_count(page) - 1);
-      if (mm::page_ref_count(page) == 0) h_.free_huge_page(page);
-    }
-    const long unused = static_cast<long>(npages_ - pages_.size());
-    if (!r_.failed || unused) h_.hugetlb_acct_memory(-unused);
+    for (mm::Page* page : pages_) h_.unmap_and_put(page);
+    // hugetlb_vm_op_close: give back the reservation the faults did not consume.
+    if (mapped_) h_.hugetlb_acct_memory(-static_cast<long>(npages_ - pages_.size()));
+    mapped_ = false;
     ex_.sys_exit();
     pages_.clear();
   }
@@ -146,6 +143,7 @@ class UsememTask {
   DataRegion& data_;
   uint64_t npages_;
   std::vector<mm::Page*> pages_;
+  bool mapped_ = false;  // mmap succeeded: the reservation is ours to give back
   UsememTaskResult r_;
 };
 
