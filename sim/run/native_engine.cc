@@ -11,6 +11,7 @@
 #include "pagesim/exec/perf_counters.h"
 #include "pagesim/workload/churn.h"
 #include "pagesim/workload/random_mixed.h"
+#include "cache_replay.h"
 #include "summaries.h"
 #include "usemem_native.h"
 
@@ -229,8 +230,13 @@ void run_native_t(RunContext& ctx) {
   }
   r.locks = summarize_locks(lock_tables);
   summarize_irq_off(irq, m);
-  r.cache.model = Track ? "line-access counts (native engine)" : "off (engine.track: false)";
-  if (Track) summarize_accesses(acc, r.cache);
+  r.cache.model = "off (engine.track: false)";
+  if (Track) {
+    summarize_accesses(acc, r.cache);
+    std::vector<const std::vector<LoggedAccess>*> logs;
+    for (unsigned c = 0; c < n; ++c) logs.push_back(&cpus[c]->log());
+    replay_native_logs(ctx.machine, logs, r.cache);
+  }
   r.cache.hw_available = outs[0].hw_available;
   r.cache.hw_reason = outs[0].hw_available ? "" : outs[0].hw_reason;
   if (!r.cache.hw_available) r.cache.hw.clear();
