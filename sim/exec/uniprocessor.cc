@@ -42,17 +42,8 @@ void UniprocessorExec<Track>::unlock(spinlock_t& l, Site site) {
 }
 
 template <bool Track>
-IrqFlags UniprocessorExec<Track>::local_irq_save(Site site) {
-  IrqFlags f{irq_depth_ == 0};
-  if (irq_depth_++ == 0) irq_off_[static_cast<unsigned>(site)]++;
-  return f;
-}
-
-template <bool Track>
-void UniprocessorExec<Track>::local_irq_restore(IrqFlags f, Site site) {
-  if (!irq_depth_) throw ModelError(fmt::format("BUG: local_irq_restore without save at {}", site_name(site)));
-  --irq_depth_;
-  if (f.was_enabled != (irq_depth_ == 0)) throw ModelError(fmt::format("BUG: unbalanced IRQ save/restore at {}", site_name(site)));
+void UniprocessorExec<Track>::irq_bug(Site site, const char* what) {
+  throw ModelError(fmt::format("BUG: {} at {}", what, site_name(site)));
 }
 
 template <bool Track>

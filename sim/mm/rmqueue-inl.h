@@ -155,6 +155,7 @@ Page* Mm<E>::get_page_from_freelist(gfp_t gfp, unsigned order, unsigned alloc_fl
         continue;  // node_reclaim is off (node_reclaim_mode 0)
       if (Page* page = rmqueue(preferred, *zone, order, gfp, alloc_flags, mt)) {
         prep_new_page(page, order, gfp, alloc_flags);
+        acct(*zone).allocated += long{1} << order;
         return page;
       }
     }
@@ -198,11 +199,7 @@ Page* Mm<E>::__alloc_pages(gfp_t gfp, unsigned order, int preferred_nid, const N
     if (mt == MIGRATE_MOVABLE) slow_flags |= ALLOC_CMA;
     page = get_page_from_freelist(gfp, order, slow_flags, *preferred, highest, nodemask, mt);
   }
-  if (!page) {
-    count_event(*preferred, ALLOC_FAIL);
-    return nullptr;
-  }
-  acct(m_.page_zone(page)).allocated += long{1} << order;
+  if (!page) count_event(*preferred, ALLOC_FAIL);
   return page;
 }
 
@@ -223,7 +220,8 @@ void Mm<E>::__free_pages_ok(Page* page, unsigned order, fpi_t fpi) {
 // __free_pages -> put_page_testzero -> free_the_page.
 template <Exec E>
 void Mm<E>::__free_pages(Page* page, unsigned order) {
-  if (!m_.memmap().contains(page) || !m_.pfn_zone(m_.page_to_pfn(page)))
+  if (!m_.memmap().contains(page) || page_to_nid(page) >= m_.nr_nodes() ||
+      !m_.page_zone(page).zone_spans_pfn(m_.page_to_pfn(page)))
     throw ModelError("__free_pages: the page is outside every zone");
   if (order >= MAX_ORDER) throw ModelError(fmt::format("__free_pages: order {} >= MAX_ORDER", order));
   const pfn_t pfn = m_.page_to_pfn(page);

@@ -38,8 +38,16 @@ class UniprocessorExec {
 
   void lock(spinlock_t& l, Site site);
   void unlock(spinlock_t& l, Site site);
-  IrqFlags local_irq_save(Site site);
-  void local_irq_restore(IrqFlags f, Site site);
+  IrqFlags local_irq_save(Site site) {
+    IrqFlags f{irq_depth_ == 0};
+    if (irq_depth_++ == 0) irq_off_[static_cast<unsigned>(site)]++;
+    return f;
+  }
+  void local_irq_restore(IrqFlags f, Site site) {
+    if (!irq_depth_) irq_bug(site, "local_irq_restore without save");
+    --irq_depth_;
+    if (f.was_enabled != (irq_depth_ == 0)) irq_bug(site, "unbalanced IRQ save/restore");
+  }
   void cond_resched(Site) { check_may_schedule("cond_resched"); }
   void work(uint32_t, Site) {}
   void hold(uint32_t lines, Site) { access_.hold_lines += lines; }
@@ -66,6 +74,7 @@ class UniprocessorExec {
 
  private:
   LockContext context() const;
+  [[noreturn]] static void irq_bug(Site site, const char* what);
   void check_may_schedule(const char* what) const;
 
   const mm::Machine& m_;
