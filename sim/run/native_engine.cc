@@ -13,6 +13,7 @@
 #include "pagesim/workload/random_mixed.h"
 #include "cache_replay.h"
 #include "summaries.h"
+#include "workload_params.h"
 #include "usemem_native.h"
 
 namespace pagesim::run {
@@ -29,6 +30,11 @@ struct CpuOut {
   std::map<std::string, uint64_t> hw;
   bool hw_available = false;
   std::string hw_reason;
+  void take(const HwCounters& c) {
+    hw = c.read();
+    hw_available = c.available();
+    hw_reason = c.reason();
+  }
 };
 
 struct Phase {  // the measured phase's wall time, taken by CPU 0 between barriers
@@ -37,20 +43,9 @@ struct Phase {  // the measured phase's wall time, taken by CPU 0 between barrie
 
 template <class E>
 void random_mixed_cpu(RunContext& ctx, NativeEngine& eng, E& ex, mm::Mm<E>& mm, CpuOut& out, Phase& ph) {
-  const workload::Params& P = ctx.sc.params;
-  workload::RandomMixedParams p;
-  p.ops = static_cast<uint64_t>(P.integer("ops"));
-  if (ctx.opt.short_mode) p.ops = std::min<uint64_t>(p.ops, 5000);
-  p.seed = ctx.seed;
-  p.free_fraction = P.number("free_fraction");
-  p.fault_rate = P.number("fault_rate");
-  p.fault.field = *mm::parse_fault_field(P.string("fault_field"));
-  p.fault.subpage = static_cast<int>(P.integer("fault_subpage"));
-  p.fault_on_pcp = P.number("fault_on_pcp");
-  p.check_every = static_cast<uint64_t>(P.integer("check_every"));
+  const workload::RandomMixedParams p = random_mixed_params(ctx.sc, ctx.seed, ctx.opt.short_mode);
   const unsigned n = eng.nr_cpus();
-  const uint64_t max_live = static_cast<uint64_t>(P.integer("max_live")) / mm::PAGE_SIZE;
-  const uint64_t cap = (max_live ? max_live : ctx.machine.spec().total_pages() / 2) / n;
+  const uint64_t cap = (p.max_live_pages ? p.max_live_pages : ctx.machine.spec().total_pages() / 2) / n;
   const uint64_t per_cpu = p.ops / n;
   const uint64_t chunk = p.check_every ? std::max<uint64_t>(1, p.check_every / n) : per_cpu;
   workload::RandomMixedWorker<E> w(p, ex.cpu(), cap);
@@ -76,19 +71,12 @@ void random_mixed_cpu(RunContext& ctx, NativeEngine& eng, E& ex, mm::Mm<E>& mm, 
   if (ex.cpu() == 0) ph.t1 = Clock::now();
   w.release_all(mm, out.mixed);
   mm.drain_local_pages();
-  out.hw = hw.read();
-  out.hw_available = hw.available();
-  out.hw_reason = hw.reason();
+  out.take(hw);
 }
 
 template <class E>
 void churn_cpu(RunContext& ctx, NativeEngine& eng, E& ex, mm::Mm<E>& mm, CpuOut& out, Phase& ph) {
-  const bool thp = ctx.sc.workload == "thp_alloc";
-  uint64_t iterations = static_cast<uint64_t>(ctx.sc.params.integer("iterations"));
-  if (ctx.opt.short_mode) iterations = std::min<uint64_t>(iterations, 20);
-  const workload::ChurnParams p =
-      thp ? workload::thp_alloc_params(iterations, static_cast<uint32_t>(ctx.sc.params.integer("batch")))
-          : workload::pcp_churn_params(iterations, static_cast<uint32_t>(ctx.sc.params.integer("pages")));
+  const workload::ChurnParams p = churn_params(ctx.sc, ctx.opt.short_mode);
   std::vector<mm::Page*> scratch;
   workload::ChurnCounts warm;
   eng.barrier();
@@ -110,9 +98,7 @@ void churn_cpu(RunContext& ctx, NativeEngine& eng, E& ex, mm::Mm<E>& mm, CpuOut&
   eng.barrier();
   if (ex.cpu() == 0) ph.t1 = Clock::now();
   mm.drain_local_pages();
-  out.hw = hw.read();
-  out.hw_available = hw.available();
-  out.hw_reason = hw.reason();
+  out.take(hw);
 }
 
 template <class E>
@@ -133,17 +119,13 @@ void usemem_cpu(RunContext& ctx, NativeEngine& eng, E& ex, mm::Mm<E>& mm, CpuOut
     hw.stop();
     eng.barrier();
     if (ex.cpu() == 0) {  // quiescent: every task has unmapped
-      const mm::InvariantReport inv = mm::check_invariants(ctx.machine);
-      out.mixed.invariant_checks++;
-      out.mixed.violations.insert(out.mixed.violations.end(), inv.violations.begin(), inv.violations.end());
+      check_invariants_into(ctx.machine, out.mixed.invariant_checks, out.mixed.violations);
     }
     eng.barrier();
   }
   if (ex.cpu() == 0) ph.t1 = Clock::now();
   mm.drain_local_pages();
-  out.hw = hw.read();
-  out.hw_available = hw.available();
-  out.hw_reason = hw.reason();
+  out.take(hw);
 }
 
 template <bool Track>

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "engine.h"
+#include "summaries.h"
 #include "pagesim/error.h"
 #include "pagesim/mm/invariants.h"
 #include "pagesim/rng.h"
@@ -53,9 +54,7 @@ void collect_common(const mm::Machine& m, RunResult& r) {
   long unaccounted = 0;
   for (const mm::ZoneCensus& c : r.zones) unaccounted += c.leaked_unaccounted;
   r.metrics["nr_free_pages_drift"] = static_cast<double>(unaccounted);
-  const mm::InvariantReport inv = mm::check_invariants(m);
-  r.invariant_checks++;
-  r.violations.insert(r.violations.end(), inv.violations.begin(), inv.violations.end());
+  check_invariants_into(m, r.invariant_checks, r.violations);
   for (const mm::BadPageReport& b : m.bad_page_reports())
     r.bad_page_reports.push_back(fmt::format("BUG: Bad page state in process pagesim  pfn:{:x} cpu:{} reason: {}", b.pfn, b.cpu, b.reason));
   if (m.bad_pages_suppressed())

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "pagesim/exec/native.h"
+#include "pagesim/mm/invariants.h"
 #include "pagesim/mm/types.h"
 
 namespace pagesim::run {
@@ -75,6 +76,12 @@ void summarize_irq_off(const IrqOffStat& s, std::map<std::string, double>& metri
     metrics[fmt::format("irq_off_{}_avg_ns", site)] = static_cast<double>(t.total) / static_cast<double>(t.count);
     metrics[fmt::format("irq_off_{}_max_ns", site)] = static_cast<double>(t.max);
   }
+}
+
+void check_invariants_into(const mm::Machine& m, uint64_t& checks, std::vector<std::string>& violations) {
+  const mm::InvariantReport r = mm::check_invariants(m);
+  checks++;
+  violations.insert(violations.end(), r.violations.begin(), r.violations.end());
 }
 
 double median_of(std::vector<double> v) {

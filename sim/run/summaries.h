@@ -5,6 +5,7 @@
 
 #include "pagesim/exec/access_counters.h"
 #include "pagesim/exec/lock_stat.h"
+#include "pagesim/mm/machine.h"
 #include "pagesim/run/result.h"
 
 namespace pagesim::run {
@@ -17,6 +18,9 @@ std::vector<LockStat> summarize_locks(const std::vector<const std::vector<LockSt
 
 // IRQ-off time per site as metrics irq_off_<site>_{count,avg_ns,max_ns}.
 void summarize_irq_off(const IrqOffStat& s, std::map<std::string, double>& metrics);
+
+// Runs the invariant checker and adds its outcome to a run's counts.
+void check_invariants_into(const mm::Machine& m, uint64_t& checks, std::vector<std::string>& violations);
 
 // Median and population stddev (% of mean) of samples, as LKP computes them.
 double median_of(std::vector<double> v);

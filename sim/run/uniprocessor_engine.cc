@@ -7,6 +7,7 @@
 
 #include "engine.h"
 #include "summaries.h"
+#include "workload_params.h"
 #include "pagesim/workload/churn.h"
 #include "usemem_native.h"
 #include "pagesim/error.h"
@@ -17,21 +18,6 @@
 namespace pagesim::run {
 
 namespace {
-
-workload::RandomMixedParams random_mixed_params(const workload::Params& p, uint64_t seed, bool short_mode) {
-  workload::RandomMixedParams r;
-  r.ops = static_cast<uint64_t>(p.integer("ops"));
-  if (short_mode) r.ops = std::min<uint64_t>(r.ops, 5000);
-  r.seed = seed;
-  r.free_fraction = p.number("free_fraction");
-  r.max_live_pages = static_cast<uint64_t>(p.integer("max_live")) / mm::PAGE_SIZE;
-  r.fault_rate = p.number("fault_rate");
-  r.fault.field = *mm::parse_fault_field(p.string("fault_field"));
-  r.fault.subpage = static_cast<int>(p.integer("fault_subpage"));
-  r.fault_on_pcp = p.number("fault_on_pcp");
-  r.check_every = static_cast<uint64_t>(p.integer("check_every"));
-  return r;
-}
 
 void fill_locks(const UniprocessorExec<true>& ex, RunResult& r) {
   for (LockClass cls : {LockClass::zone_lock, LockClass::hugetlb_lock}) {
@@ -53,7 +39,7 @@ void run_uniprocessor(RunContext& ctx) {
   UniprocessorExec<true> ex(ctx.machine);
   const auto t0 = std::chrono::steady_clock::now();
   if (ctx.sc.workload == "random_mixed") {
-    const auto p = random_mixed_params(ctx.sc.params, ctx.seed, ctx.opt.short_mode);
+    const auto p = random_mixed_params(ctx.sc, ctx.seed, ctx.opt.short_mode);
     const workload::RandomMixedResult w = workload::run_random_mixed(ctx.machine, ex, p);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     auto& m = ctx.result.metrics;
@@ -68,12 +54,7 @@ void run_uniprocessor(RunContext& ctx) {
     ctx.result.violations.insert(ctx.result.violations.end(), w.violations.begin(), w.violations.end());
   } else if (ctx.sc.workload == "pcp_churn" || ctx.sc.workload == "thp_alloc") {
     // Every CPU in turn runs one iteration; timings here are not meaningful.
-    const bool thp = ctx.sc.workload == "thp_alloc";
-    uint64_t iterations = static_cast<uint64_t>(ctx.sc.params.integer("iterations"));
-    if (ctx.opt.short_mode) iterations = std::min<uint64_t>(iterations, 20);
-    const workload::ChurnParams p =
-        thp ? workload::thp_alloc_params(iterations, static_cast<uint32_t>(ctx.sc.params.integer("batch")))
-            : workload::pcp_churn_params(iterations, static_cast<uint32_t>(ctx.sc.params.integer("pages")));
+    const workload::ChurnParams p = churn_params(ctx.sc, ctx.opt.short_mode);
     mm::Mm<UniprocessorExec<true>> mm(ctx.machine, ex);
     std::vector<mm::Page*> scratch;
     workload::ChurnCounts c;
@@ -130,9 +111,7 @@ void run_uniprocessor(RunContext& ctx) {
       });
       results.emplace_back();
       for (auto& task : tasks) results.back().push_back(task->result());
-      const mm::InvariantReport inv = mm::check_invariants(ctx.machine);
-      ctx.result.invariant_checks++;
-      ctx.result.violations.insert(ctx.result.violations.end(), inv.violations.begin(), inv.violations.end());
+      check_invariants_into(ctx.machine, ctx.result.invariant_checks, ctx.result.violations);
     }
     for (unsigned cpu = 0; cpu < n; ++cpu) {
       ex.set_cpu(cpu);
