@@ -62,6 +62,35 @@ std::string_view vm_event_name(unsigned item) {
   return item < NR_VM_EVENT_ITEMS ? kNames[item] : "?";
 }
 
+std::string_view vm_event_description(unsigned item) {
+  static constexpr std::array<std::string_view, NR_VM_EVENT_ITEMS> kText = {
+      "allocations counted as 5.17 counts them (1 per pcp allocation, 2^order on the buddy path)",
+      "frees counted as 5.17 counts them (1 per pcp free)",
+      "rmqueue_bulk calls (pcp refills)",
+      "blocks rmqueue_bulk took from buddy, leaked ones included",
+      "free_pcppages_bulk calls (pcp flushes and drains)",
+      "base pages free_pcppages_bulk handed back",
+      "allocations that took the buddy path of rmqueue",
+      "allocations that entered the (minimal) slow path",
+      "allocations that failed",
+      "kswapd wakeups for a boosted watermark",
+      "bad_page() calls",
+      "bad_page() reports suppressed by the rate limit",
+      "blocks leaked after a failed check",
+      "base pages leaked after a failed check",
+      "__rmqueue_fallback steals",
+      "pageblocks re-typed by a steal",
+      "deferred struct-page sections handed to buddy",
+      "allocations from the preferred node",
+      "allocations from another node than preferred",
+      "allocations preferred here but served elsewhere",
+      "allocations on the allocating CPU's node",
+      "allocations on another node than the CPU's",
+      "order-9 buddy allocations for the hugetlb pool",
+      "failed order-9 buddy allocations for the hugetlb pool"};
+  return item < NR_VM_EVENT_ITEMS ? kText[item] : "?";
+}
+
 std::string_view memmap_backing_name(MemmapBacking b) {
   switch (b) {
     case MemmapBacking::hugetlb: return "hugetlb";

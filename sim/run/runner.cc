@@ -28,6 +28,12 @@ std::vector<std::string> engine_names() {
   return names;
 }
 
+std::string engine_description(const std::string& name) {
+  for (const EngineInfo& e : engines())
+    if (e.name == name) return e.description;
+  return {};
+}
+
 uint64_t repeat_seed(uint64_t seed, unsigned repeat) {
   uint64_t x = seed + repeat * 0x632be59bd9b4e019ull;
   return repeat == 0 ? seed : splitmix64(x);

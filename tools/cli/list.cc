@@ -70,9 +70,10 @@ int list() {
   fmt::print("\nKnobs (kernel.knobs, kernel.variants[].knobs):\n");
   for (const mm::KnobInfo& k : mm::knob_infos()) fmt::print("  {:<30} {:<30} {}\n", k.name, k.values, k.description);
   fmt::print("\nEngines (engine):\n");
-  for (const std::string& e : run::engine_names()) fmt::print("  {}\n", e);
+  for (const std::string& e : run::engine_names()) fmt::print("  {:<20} {}\n", e, run::engine_description(e));
   fmt::print("\nCounters (per run under \"vmstat\" in the JSON, and in --proc vmstat):\n");
-  for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i) fmt::print("  {}\n", mm::vm_event_name(i));
+  for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i)
+    fmt::print("  {:<26} {}\n", mm::vm_event_name(i), mm::vm_event_description(i));
   list_scenarios();
   return 0;
 }

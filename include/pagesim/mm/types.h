@@ -102,5 +102,6 @@ enum vm_event_item : uint8_t {
   NR_VM_EVENT_ITEMS
 };
 std::string_view vm_event_name(unsigned item);
+std::string_view vm_event_description(unsigned item);
 
 }  // namespace pagesim::mm

@@ -37,7 +37,8 @@ RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned r
 // runs that finished) when *opt.interrupt becomes true.
 std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOptions& opt);
 
-// Engines available: "uniprocessor" now; "native" and "virtual" as their issues land.
+// Engines available, and one line describing each.
 std::vector<std::string> engine_names();
+std::string engine_description(const std::string& name);
 
 }  // namespace pagesim::run
