@@ -139,6 +139,12 @@ void NativeEngine::pin_self(unsigned cpu) const {
 template <bool Track>
 void NativeCpu<Track>::lock(spinlock_t& l, Site site) {
   if (depth_ == kMaxDepth) throw ModelError("native engine: spinlocks nested too deeply");
+  if (!stats_) {
+    eng_->locks().acquire(l, &mcs_[depth_]);
+    held_cls_[depth_++] = l.cls;
+    if constexpr (Track) access(l.line, AccessKind::rmw, site);
+    return;
+  }
   const uint64_t t0 = rdtsc();
   const bool contended = eng_->locks().acquire(l, &mcs_[depth_]);
   const uint64_t t1 = rdtsc();
@@ -170,6 +176,10 @@ void NativeCpu<Track>::unlock(spinlock_t& l, Site site) {
   if (!depth_) throw ModelError("native engine: unlock without lock");
   if constexpr (Track) access(l.line, AccessKind::store, site);
   --depth_;
+  if (!stats_) {
+    eng_->locks().release(l, &mcs_[depth_]);
+    return;
+  }
   const uint64_t t = rdtsc();
   lockstat_[l.id].hold.add(tsc_to_ns(t - held_t0_[depth_]));
   eng_->locks().release(l, &mcs_[depth_]);

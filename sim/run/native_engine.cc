@@ -136,6 +136,7 @@ void run_native_t(RunContext& ctx) {
     throw InputError(fmt::format("{}: engine.lock: '{}' is not one of qspinlock|ticket|mutex", ctx.sc.file, ctx.sc.engine_options.lock));
   o.pin = ctx.sc.engine_options.pin;
   o.oversubscribe = ctx.sc.engine_options.oversubscribe;
+  o.lock_stat = ctx.sc.engine_options.lock_stat;
   NativeEngine eng(ctx.machine, o);
   const unsigned n = eng.nr_cpus();
   std::vector<std::unique_ptr<E>> cpus;

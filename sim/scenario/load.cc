@@ -40,12 +40,13 @@ void read_engine(const Node& e, const LoadOptions& opt, Scenario& sc) {
     sc.engine = read_choice(e, "engine", names);
     return;
   }
-  const MapView m(e, "engine", {"name", "lock", "pin", "oversubscribe", "track"});
+  const MapView m(e, "engine", {"name", "lock", "pin", "oversubscribe", "track", "lock_stat"});
   sc.engine = read_choice(m.require("name"), m.path("name"), names);
   if (const Node* n = m.get("lock")) sc.engine_options.lock = read_choice(*n, m.path("lock"), {"qspinlock", "ticket", "mutex"});
   if (const Node* n = m.get("pin")) sc.engine_options.pin = read_bool(*n, m.path("pin"));
   if (const Node* n = m.get("oversubscribe")) sc.engine_options.oversubscribe = read_bool(*n, m.path("oversubscribe"));
   if (const Node* n = m.get("track")) sc.engine_options.track = read_bool(*n, m.path("track"));
+  if (const Node* n = m.get("lock_stat")) sc.engine_options.lock_stat = read_bool(*n, m.path("lock_stat"));
 }
 
 // Validates one sweep point (or the whole file when nothing is swept).
@@ -79,7 +80,8 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
                  {"lock", sc.engine_options.lock},
                  {"pin", sc.engine_options.pin},
                  {"oversubscribe", sc.engine_options.oversubscribe},
-                 {"track", sc.engine_options.track}};
+                 {"track", sc.engine_options.track},
+                 {"lock_stat", sc.engine_options.lock_stat}};
   r["repeats"] = sc.repeats;
   r["seed"] = sc.seed;
   r["warmup_ops"] = sc.warmup_ops;

@@ -68,6 +68,7 @@ struct NativeOptions {
   LockImpl lock_impl = LockImpl::qspinlock;
   bool pin = false;            // pin CPU i's thread to host CPU i % host_cpus
   bool oversubscribe = false;  // allow more CPUs than host cores (forces the mutex)
+  bool lock_stat = true;       // keep lock_stat and IRQ-off statistics (off: plain locks, no rdtsc)
 };
 
 class NativeEngine {
@@ -120,7 +121,8 @@ class NativeCpu {
   static constexpr bool tracks = Track;
 
   NativeCpu(NativeEngine& eng, unsigned cpu)
-      : eng_(&eng), cpu_(cpu), node_(eng.machine().cpu_to_node(cpu)), lockstat_(kNrLockIds) {}
+      : eng_(&eng), cpu_(cpu), node_(eng.machine().cpu_to_node(cpu)), stats_(eng.options().lock_stat),
+        lockstat_(kNrLockIds) {}
 
   unsigned cpu() const { return cpu_; }
   unsigned node() const { return node_; }
@@ -129,7 +131,7 @@ class NativeCpu {
   void lock(spinlock_t& l, Site site);
   void unlock(spinlock_t& l, Site site);
   IrqFlags local_irq_save(Site site) {
-    if (irq_depth_++ == 0) {
+    if (irq_depth_++ == 0 && stats_) {
       irq_t0_ = rdtsc();
       irq_site_ = site;
       epoch_ = irq_t0_;
@@ -137,7 +139,7 @@ class NativeCpu {
     return IrqFlags{irq_depth_ == 1};
   }
   void local_irq_restore(IrqFlags, Site) {
-    if (--irq_depth_ == 0) {
+    if (--irq_depth_ == 0 && stats_) {
       const uint64_t t = rdtsc();
       irqoff_.by_site[static_cast<unsigned>(irq_site_)].add(tsc_to_ns(t - irq_t0_));
       epoch_ = t;
@@ -181,6 +183,7 @@ class NativeCpu {
   static constexpr unsigned kMaxDepth = 4;  // as the kernel's per-CPU qnodes
   NativeEngine* eng_;
   unsigned cpu_, node_;
+  bool stats_;  // NativeOptions::lock_stat
   unsigned depth_ = 0;
   McsNode mcs_[kMaxDepth];
   LockClass held_cls_[kMaxDepth] = {};

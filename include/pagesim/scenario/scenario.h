@@ -40,6 +40,7 @@ struct EngineOptions {
   bool pin = false;                // pin CPU threads to host CPUs (native)
   bool oversubscribe = false;      // allow more CPUs than host cores (native; forces mutex)
   bool track = true;               // count and log cache-line accesses
+  bool lock_stat = true;           // lock_stat and IRQ-off statistics (native)
 };
 
 struct Scenario {
