@@ -40,6 +40,9 @@ struct EngineOptions {
   bool pin = false;                // pin CPU threads to host CPUs (native)
   bool oversubscribe = false;      // allow more CPUs than host cores (native; forces mutex)
   bool track = true;               // count and log cache-line accesses
+  std::string machine_file;        // virtual: the machine file ("" = machines/icx-8358-2s.yaml)
+  std::string sched = "pinned";    // virtual: the scheduler policy
+  uint64_t slack_ns = 0;           // virtual: causality slack (0 = strict)
 };
 
 struct Scenario {
