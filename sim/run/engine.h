@@ -31,5 +31,6 @@ const std::vector<EngineInfo>& engines();
 // Engine implementations (one file each).
 void run_uniprocessor(RunContext& ctx);
 void run_native(RunContext& ctx);
+void run_virtual(RunContext& ctx);
 
 }  // namespace pagesim::run

@@ -18,6 +18,8 @@ const std::vector<EngineInfo>& engines() {
        run_uniprocessor},
       {"native", "one OS thread per CPU, real locks and memory; lock_stat, IRQ-off times, host timings",
        run_native},
+      {"virtual", "tasks as fibers on virtual CPUs, one host thread; deterministic virtual time from a machine file",
+       run_virtual},
   };
   return kEngines;
 }

@@ -40,13 +40,16 @@ void read_engine(const Node& e, const LoadOptions& opt, Scenario& sc) {
     sc.engine = read_choice(e, "engine", names);
     return;
   }
-  const MapView m(e, "engine", {"name", "lock", "pin", "oversubscribe", "track", "lock_stat"});
+  const MapView m(e, "engine", {"name", "lock", "pin", "oversubscribe", "track", "lock_stat", "machine_file", "sched", "slack_ns"});
   sc.engine = read_choice(m.require("name"), m.path("name"), names);
   if (const Node* n = m.get("lock")) sc.engine_options.lock = read_choice(*n, m.path("lock"), {"qspinlock", "ticket", "mutex"});
   if (const Node* n = m.get("pin")) sc.engine_options.pin = read_bool(*n, m.path("pin"));
   if (const Node* n = m.get("oversubscribe")) sc.engine_options.oversubscribe = read_bool(*n, m.path("oversubscribe"));
   if (const Node* n = m.get("track")) sc.engine_options.track = read_bool(*n, m.path("track"));
   if (const Node* n = m.get("lock_stat")) sc.engine_options.lock_stat = read_bool(*n, m.path("lock_stat"));
+  if (const Node* n = m.get("machine_file")) sc.engine_options.machine_file = read_string(*n, m.path("machine_file"));
+  if (const Node* n = m.get("sched")) sc.engine_options.sched = read_choice(*n, m.path("sched"), {"pinned"});
+  if (const Node* n = m.get("slack_ns")) sc.engine_options.slack_ns = read_unsigned(*n, m.path("slack_ns"), 0, uint64_t{1} << 40);
 }
 
 // Validates one sweep point (or the whole file when nothing is swept).
@@ -82,6 +85,11 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
                  {"oversubscribe", sc.engine_options.oversubscribe},
                  {"track", sc.engine_options.track},
                  {"lock_stat", sc.engine_options.lock_stat}};
+  if (sc.engine == "virtual") {  // only then, so that other engines' resolved scenarios stay as they were
+    r["engine"]["machine_file"] = sc.engine_options.machine_file;
+    r["engine"]["sched"] = sc.engine_options.sched;
+    r["engine"]["slack_ns"] = sc.engine_options.slack_ns;
+  }
   r["repeats"] = sc.repeats;
   r["seed"] = sc.seed;
   r["warmup_ops"] = sc.warmup_ops;

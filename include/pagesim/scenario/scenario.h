@@ -41,6 +41,9 @@ struct EngineOptions {
   bool oversubscribe = false;      // allow more CPUs than host cores (native; forces mutex)
   bool track = true;               // count and log cache-line accesses
   bool lock_stat = true;           // lock_stat and IRQ-off statistics (native)
+  std::string machine_file;        // virtual: the machine file ("" = machines/icx-8358-2s.yaml)
+  std::string sched = "pinned";    // virtual: the scheduler policy
+  uint64_t slack_ns = 0;           // virtual: causality slack (0 = strict)
 };
 
 struct Scenario {

@@ -93,7 +93,12 @@ class UsememTask {
         r_.failed = true;  // SIGBUS: the reservation was not honoured
         return;
       }
-      std::memset(reinterpret_cast<char*>(data_.words()) + i * chunk, 0, chunk);  // clear_huge_page
+      // clear_huge_page: an engine that models the clearing (the virtual-time engine) charges
+      // it; the others clear real memory.
+      if constexpr (requires { ex_.clear_huge_page(0u); })
+        ex_.clear_huge_page(mm::page_to_nid(page));
+      else
+        std::memset(reinterpret_cast<char*>(data_.words()) + i * chunk, 0, chunk);
       h_.hugepage_add_new_anon_rmap(page);
       ex_.sys_exit();
       pages_.push_back(page);

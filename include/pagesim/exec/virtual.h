@@ -1,0 +1,228 @@
+// The virtual-time engine: tasks are fibers on one host thread, placed on virtual CPUs by a
+// scheduling policy, with time an integer count of picoseconds that only the machine model
+// advances (never the host clock).
+//
+// Causality: a task runs only while its clock is the smallest. Before every modelled access,
+// lock acquire and unlock it peeks at the smallest clock of the other runnable tasks (a heap
+// keyed on (clock, task id), so ties break deterministically) and yields if it has passed it
+// by more than the slack (default 0). The cache model therefore sees accesses in virtual-time
+// order, and the same inputs give the same result bit for bit.
+//
+// Causality yields keep the task on its vCPU and are allowed anywhere. Scheduler events
+// (cond_resched, the wake after a barrier) may move a task; they throw ModelError inside a
+// spinlock or an IRQ-off region.
+//
+// Locks are queued spinlocks: waiters are granted in FIFO order of virtual arrival, a waiter's
+// grant time is max(arrival, release) + the machine file's handoff (lock-line transfer plus
+// the next MCS node write, same or cross socket). Spinning is busy time: it stays in the
+// task's clock, so it counts as system time inside sys_enter/sys_exit.
+//
+// Example:
+//   VirtualEngine eng(machine, vt::load_machine_model(vt::default_machine_file()));
+//   eng.run(machine.nr_cpus(), [&](VirtualCpu& ex) {
+//     mm::Mm<VirtualCpu> mm(machine, ex);
+//     ...
+//   });
+#pragma once
+
+#include <boost/context/fiber.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pagesim/cache/cache_model.h"
+#include "pagesim/exec/access_counters.h"
+#include "pagesim/exec/exec.h"
+#include "pagesim/exec/lock_stat.h"
+#include "pagesim/mm/machine.h"
+#include "pagesim/vt/machine_model.h"
+
+namespace pagesim {
+
+using vt::ps_t;
+
+// Where tasks run. The engine asks at task start and at every scheduler event; a policy that
+// balances or follows a trace overrides at_event(). Must be deterministic.
+class SchedPolicy {
+ public:
+  virtual ~SchedPolicy() = default;
+  virtual std::string_view name() const = 0;
+  virtual unsigned initial_cpu(unsigned task, unsigned nr_cpus) = 0;
+  // The CPU `task` continues on after a scheduler event at virtual time `now`.
+  virtual unsigned at_event(unsigned task, unsigned cpu, ps_t now) {
+    (void)task, (void)now;
+    return cpu;
+  }
+};
+
+// Task i on vCPU i (tasks beyond the vCPUs wrap around).
+class PinnedPolicy final : public SchedPolicy {
+ public:
+  std::string_view name() const override { return "pinned"; }
+  unsigned initial_cpu(unsigned task, unsigned nr_cpus) override { return task % nr_cpus; }
+};
+
+struct VirtualOptions {
+  ps_t slack_ps = 0;  // a task may run this far past the next clock before it yields
+};
+
+class VirtualEngine;
+
+// One task and the vCPU it runs on: the Exec of the model code that the task executes.
+class VirtualCpu {
+ public:
+  static constexpr bool tracks = true;
+
+  VirtualCpu(VirtualEngine& eng, unsigned task);
+
+  unsigned cpu() const { return cpu_; }
+  unsigned node() const { return node_; }
+  unsigned task() const { return task_; }
+
+  void lock(spinlock_t& l, Site site);
+  void unlock(spinlock_t& l, Site site);
+  IrqFlags local_irq_save(Site site);
+  void local_irq_restore(IrqFlags f, Site site);
+  void cond_resched(Site site);
+  void access(const Line& line, AccessKind kind, Site site);
+  // Independent lines: they overlap up to the machine's MLP; a stride-64 walk also gets the
+  // adjacent-line prefetch and, after two misses in a 4 KiB page, the L2 streamer
+  // (docs/machine-model.md, "access_range").
+  void access_range(const Line& first, uint32_t n, uint32_t stride, AccessKind kind, Site site);
+  void work(uint32_t cycles, Site site);
+  // As long as a cold sequential walk of `lines` lines (the equal-hold ablation).
+  void hold(uint32_t lines, Site site);
+
+  // Workload side.
+  void sys_enter() { sys_t0_ = clock_; }
+  void sys_exit() { sys_ps_ += clock_ - sys_t0_; }
+  void barrier();
+  // Waits until every live task has arrived, without changing any clock: a bookkeeping point
+  // for analytic phases that need every task's state (the usemem store loop).
+  void rendezvous();
+  // clear_huge_page of a 2 MiB page homed on `page_node`, charged by the memory model
+  // (bandwidth shared with the tasks clearing on that node at this moment).
+  void clear_huge_page(unsigned page_node);
+  // Advances the clock by `ps` of work that touches no shared state (analytic phases).
+  void advance(ps_t ps) { clock_ += ps; }
+  void sync();  // the causality check (public for workloads that compute analytically)
+
+  // --- observation ---
+  ps_t clock() const { return clock_; }
+  ps_t sys_ps() const { return sys_ps_; }
+  const std::vector<LockStatCpu>& lock_stats() const { return lockstat_; }
+  const IrqOffStat& irq_off() const { return irqoff_; }
+  const AccessCounters& accesses() const { return access_; }
+  uint64_t model_accesses() const { return model_accesses_; }
+  void reset_stats();
+
+ private:
+  friend class VirtualEngine;
+  LockContext context() const;
+  cache::Outcome model_access(uint64_t line, uint16_t home, AccessKind kind, Site site, LineKind lk);
+  void place(unsigned cpu);
+  void check_may_schedule(const char* what) const;
+
+  static constexpr unsigned kMaxDepth = 4;
+  VirtualEngine* eng_;
+  unsigned task_;
+  unsigned cpu_ = 0, node_ = 0, model_cpu_ = 0;
+  ps_t clock_ = 0;
+  uint64_t cycle_rem_ = 0;  // sub-picosecond remainder of work(), carried for exactness
+  unsigned depth_ = 0;
+  LockClass held_cls_[kMaxDepth] = {};
+  ps_t held_t0_[kMaxDepth] = {};
+  unsigned irq_depth_ = 0;
+  ps_t irq_t0_ = 0;
+  Site irq_site_ = Site::unknown;
+  ps_t sys_t0_ = 0, sys_ps_ = 0;
+  uint64_t model_accesses_ = 0;
+  std::vector<LockStatCpu> lockstat_;
+  IrqOffStat irqoff_;
+  AccessCounters access_;
+  boost::context::fiber self_, caller_;
+  bool done_ = false;
+};
+
+class VirtualEngine {
+ public:
+  // Throws InputError when the machine's shape does not fit the cache model (more sockets
+  // or CPUs per node than it holds).
+  VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOptions opt = {},
+                std::unique_ptr<SchedPolicy> policy = std::make_unique<PinnedPolicy>());
+  ~VirtualEngine();
+  VirtualEngine(const VirtualEngine&) = delete;
+  VirtualEngine& operator=(const VirtualEngine&) = delete;
+
+  // Runs fn(task) for `nr_tasks` tasks, each a fiber, until all return. Tasks keep their
+  // clocks and statistics across runs (a later run continues the virtual timeline). The
+  // first exception a task throws is rethrown here; a deadlock (tasks blocked forever)
+  // throws ModelError.
+  void run(unsigned nr_tasks, const std::function<void(VirtualCpu&)>& fn);
+
+  mm::Machine& machine() { return m_; }
+  const vt::MachineModel& model() const { return model_; }
+  cache::CacheModel& cache() { return cache_; }
+  SchedPolicy& policy() { return *policy_; }
+  const VirtualOptions& options() const { return opt_; }
+  unsigned nr_tasks() const { return static_cast<unsigned>(tasks_.size()); }
+  VirtualCpu& task(unsigned t) { return *tasks_[t]; }
+  // The latest clock of any task: the virtual elapsed time of everything run so far.
+  ps_t now() const;
+  // Accesses executed while a task was ahead of the next clock (slack > 0 only).
+  uint64_t slack_accesses() const { return slack_accesses_; }
+  // The cache model's CPU of vCPU c (its node's socket, its index within the node).
+  unsigned model_cpu(unsigned c) const { return model_cpu_[c]; }
+
+ private:
+  friend class VirtualCpu;
+  struct Waiter {
+    unsigned task;
+    ps_t arrival;
+  };
+  struct LockState {
+    bool held = false;
+    int last_cpu = -1;
+    unsigned last_node = 0;
+    std::deque<Waiter> waiters;  // FIFO in virtual arrival order
+  };
+  struct ClearInterval {
+    ps_t start, end;
+  };
+  using Key = std::pair<ps_t, unsigned>;  // (clock, task id)
+
+  void make_ready(VirtualCpu& t) { ready_.push({t.clock_, t.task_}); }
+  void sync(VirtualCpu& t);
+  void block(VirtualCpu& t);  // switch to the scheduler without being runnable
+  void yield(VirtualCpu& t);  // runnable again at its clock
+  void barrier(VirtualCpu& t, bool same_clock);
+  void release_barrier(bool same_clock, const VirtualCpu* caller);
+  void finished(VirtualCpu& t);
+  LockState& lock_state(uint32_t id) { return locks_[id]; }
+  unsigned active_clears(unsigned node, ps_t now);
+
+  mm::Machine& m_;
+  vt::MachineModel model_;
+  VirtualOptions opt_;
+  std::unique_ptr<SchedPolicy> policy_;
+  cache::CacheModel cache_;
+  std::vector<unsigned> model_cpu_;
+  std::vector<std::unique_ptr<VirtualCpu>> tasks_;
+  std::priority_queue<Key, std::vector<Key>, std::greater<>> ready_;
+  std::vector<LockState> locks_;
+  std::vector<unsigned> barrier_waiting_;
+  bool barrier_same_clock_ = true;
+  unsigned live_ = 0;
+  uint64_t slack_accesses_ = 0;
+  std::vector<std::vector<ClearInterval>> clears_;  // per node
+  std::exception_ptr error_;
+};
+
+}  // namespace pagesim

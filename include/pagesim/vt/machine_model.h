@@ -1,0 +1,81 @@
+// The machine file of the virtual-time engine: what one access, one lock handoff and one byte
+// of memory traffic cost on a modelled box (machines/*.yaml; docs/machine-model.md cites every
+// number of machines/icx-8358-2s.yaml).
+//
+// Times are integer picoseconds once loaded, so that the engine never accumulates floating
+// point. The load-dependent terms (loaded DRAM latency, UPI queueing) are functions of a
+// utilisation, evaluated by the analytic memory model (memory_model.h), never per access.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pagesim/cache/geometry.h"
+#include "pagesim/cache/outcome.h"
+
+namespace pagesim::vt {
+
+using ps_t = uint64_t;  // virtual time and durations, picoseconds
+
+// One point of a loaded-latency curve: at `utilisation` (demand / peak bandwidth) the access
+// costs `extra_ps` more than idle. Points ascend in utilisation; the curve is the piecewise
+// linear interpolation of the points, flat beyond the last one.
+struct LoadPoint {
+  double utilisation = 0;
+  ps_t extra_ps = 0;
+};
+
+struct MachineModel {
+  std::string name;
+  std::string file;  // where it was loaded from ("" when built in code)
+
+  // Topology and caches: per-core L1d/L2 shared by SMT siblings, per-socket LLC.
+  cache::CacheGeometry geometry;
+  uint32_t freq_mhz = 2600;  // core clock: work(cycles) and the cycle-valued latencies
+
+  // Latency of a demand access served at each level (cache::Outcome order), idle machine.
+  std::array<ps_t, cache::kNumOutcomes> latency_ps{};
+
+  // Memory-level parallelism: independent lines in flight per thread (access_range walks),
+  // and lines in flight once the L2 streamer has locked on to a sequential walk.
+  uint32_t mlp = 10;
+  uint32_t stream_mlp = 16;
+
+  // Memory bandwidth per socket (bytes/s of DRAM traffic at utilisation 1), the cross-socket
+  // (UPI) bandwidth in each direction, and the curve that turns utilisation into extra latency.
+  double dram_bw_bytes_per_s = 175.7e9;
+  double upi_bw_bytes_per_s = 55.7e9;
+  std::vector<LoadPoint> loaded_latency;
+  // clear_huge_page by one thread (rep stosb), bytes/s; several tasks clearing on one socket
+  // share dram_bw.
+  double clear_bw_bytes_per_s = 7.95e9;
+  // DRAM traffic per random store that misses: the RFO read plus the dirty line's write-back.
+  uint32_t bytes_per_store_miss = 128;
+
+  // Queued-spinlock handoff: the lock line's transfer plus the next MCS node's write, same
+  // socket or across sockets; the uncontended lock+unlock pair in cycles.
+  ps_t lock_line_same_ps = 0, lock_line_cross_ps = 0;
+  ps_t mcs_write_same_ps = 0, mcs_write_cross_ps = 0;
+  uint32_t lock_uncontended_cycles = 33;
+
+  ps_t cycles_to_ps(uint64_t cycles) const { return cycles * 1000000 / freq_mhz; }
+  ps_t latency(cache::Outcome o) const { return latency_ps[static_cast<unsigned>(o)]; }
+  // The handoff of a queued spinlock from a holder on socket `from` to a waiter on `to`.
+  ps_t lock_handoff_ps(unsigned from, unsigned to) const {
+    return from == to ? lock_line_same_ps + mcs_write_same_ps : lock_line_cross_ps + mcs_write_cross_ps;
+  }
+  // The loaded-latency curve at `utilisation` (extra picoseconds over idle).
+  double extra_latency_ps(double utilisation) const;
+};
+
+// Loads a machine file. Throws InputError naming FILE:LINE:COL and the key for unknown,
+// duplicate, missing or out-of-range keys, and for a geometry the cache model refuses.
+MachineModel load_machine_model(const std::string& path);
+MachineModel parse_machine_model(const std::string& yaml, const std::string& name);
+
+// The shipped machine file of the kernel test robot's box (the source tree's machines/).
+std::string default_machine_file();
+
+}  // namespace pagesim::vt
