@@ -12,6 +12,7 @@
 #include "pagesim/workload/churn.h"
 #include "pagesim/workload/random_mixed.h"
 #include "cache_replay.h"
+#include "random_mixed_loop.h"
 #include "summaries.h"
 #include "workload_params.h"
 #include "usemem_native.h"
@@ -44,33 +45,12 @@ struct Phase {  // the measured phase's wall time, taken by CPU 0 between barrie
 template <class E>
 void random_mixed_cpu(RunContext& ctx, NativeEngine& eng, E& ex, mm::Mm<E>& mm, CpuOut& out, Phase& ph) {
   const workload::RandomMixedParams p = random_mixed_params(ctx.sc, ctx.seed, ctx.opt.short_mode);
-  const unsigned n = eng.nr_cpus();
-  const uint64_t cap = (p.max_live_pages ? p.max_live_pages : ctx.machine.spec().total_pages() / 2) / n;
-  const uint64_t per_cpu = p.ops / n;
-  const uint64_t chunk = p.check_every ? std::max<uint64_t>(1, p.check_every / n) : per_cpu;
-  workload::RandomMixedWorker<E> w(p, ex.cpu(), cap);
-  Rng fault_rng(p.seed, 0x6661756c00000000ull);
   HwCounters hw;
-  eng.barrier();
-  if (ex.cpu() == 0) ph.t0 = Clock::now();
   hw.start();
-  for (uint64_t done = 0; done < per_cpu;) {
-    const uint64_t k = std::min(chunk, per_cpu - done);
-    ex.sys_enter();
-    for (uint64_t i = 0; i < k; ++i) w.step(mm, ex, out.mixed);
-    ex.sys_exit();
-    done += k;
-    eng.barrier();  // quiescent: CPU 0 injects faults and checks while the others wait
-    if (ex.cpu() == 0) {
-      out.mixed.faults_injected += workload::random_mixed_inject(ctx.machine, p, fault_rng, k * n);
-      if (p.check_every) workload::random_mixed_check(ctx.machine, done * n, out.mixed);
-    }
-    eng.barrier();
-  }
+  random_mixed_loop(
+      ctx.machine, p, ex, mm, ex.cpu(), eng.nr_cpus(), out.mixed, [&] { eng.barrier(); }, [&] { ph.t0 = Clock::now(); },
+      [&] { ph.t1 = Clock::now(); });
   hw.stop();
-  if (ex.cpu() == 0) ph.t1 = Clock::now();
-  w.release_all(mm, out.mixed);
-  mm.drain_local_pages();
   out.take(hw);
 }
 

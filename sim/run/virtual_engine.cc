@@ -13,7 +13,9 @@
 #include "pagesim/vt/memory_model.h"
 #include "pagesim/workload/churn.h"
 #include "pagesim/workload/random_mixed.h"
+#include "random_mixed_loop.h"
 #include "summaries.h"
+#include "workload_params.h"
 #include "usemem_metrics.h"
 #include "usemem_params.h"
 
@@ -54,50 +56,14 @@ std::string machine_file_path(const scenario::Scenario& sc) {
 }
 
 void random_mixed_task(RunContext& ctx, E& ex, mm::Mm<E>& mm, TaskOut& out, Phase& ph, unsigned n) {
-  const workload::Params& P = ctx.sc.params;
-  workload::RandomMixedParams p;
-  p.ops = static_cast<uint64_t>(P.integer("ops"));
-  if (ctx.opt.short_mode) p.ops = std::min<uint64_t>(p.ops, 5000);
-  p.seed = ctx.seed;
-  p.free_fraction = P.number("free_fraction");
-  p.fault_rate = P.number("fault_rate");
-  p.fault.field = *mm::parse_fault_field(P.string("fault_field"));
-  p.fault.subpage = static_cast<int>(P.integer("fault_subpage"));
-  p.fault_on_pcp = P.number("fault_on_pcp");
-  p.check_every = static_cast<uint64_t>(P.integer("check_every"));
-  const uint64_t max_live = static_cast<uint64_t>(P.integer("max_live")) / mm::PAGE_SIZE;
-  const uint64_t cap = (max_live ? max_live : ctx.machine.spec().total_pages() / 2) / n;
-  const uint64_t per_task = p.ops / n;
-  const uint64_t chunk = p.check_every ? std::max<uint64_t>(1, p.check_every / n) : per_task;
-  workload::RandomMixedWorker<E> w(p, ex.task(), cap);
-  Rng fault_rng(p.seed, 0x6661756c00000000ull);
-  ex.barrier();
-  if (ex.task() == 0) ph.t0 = ex.clock();
-  for (uint64_t done = 0; done < per_task;) {
-    const uint64_t k = std::min(chunk, per_task - done);
-    ex.sys_enter();
-    for (uint64_t i = 0; i < k; ++i) w.step(mm, ex, out.mixed);
-    ex.sys_exit();
-    done += k;
-    ex.barrier();  // quiescent: task 0 injects faults and checks while the others wait
-    if (ex.task() == 0) {
-      out.mixed.faults_injected += workload::random_mixed_inject(ctx.machine, p, fault_rng, k * n);
-      if (p.check_every) workload::random_mixed_check(ctx.machine, done * n, out.mixed);
-    }
-    ex.barrier();
-  }
-  if (ex.task() == 0) ph.t1 = ex.clock();
-  w.release_all(mm, out.mixed);
-  mm.drain_local_pages();
+  const workload::RandomMixedParams p = random_mixed_params(ctx.sc, ctx.seed, ctx.opt.short_mode);
+  random_mixed_loop(
+      ctx.machine, p, ex, mm, ex.task(), n, out.mixed, [&] { ex.barrier(); }, [&] { ph.t0 = ex.clock(); },
+      [&] { ph.t1 = ex.clock(); });
 }
 
 void churn_task(RunContext& ctx, E& ex, mm::Mm<E>& mm, TaskOut& out, Phase& ph) {
-  const bool thp = ctx.sc.workload == "thp_alloc";
-  uint64_t iterations = static_cast<uint64_t>(ctx.sc.params.integer("iterations"));
-  if (ctx.opt.short_mode) iterations = std::min<uint64_t>(iterations, 20);
-  const workload::ChurnParams p =
-      thp ? workload::thp_alloc_params(iterations, static_cast<uint32_t>(ctx.sc.params.integer("batch")))
-          : workload::pcp_churn_params(iterations, static_cast<uint32_t>(ctx.sc.params.integer("pages")));
+  const workload::ChurnParams p = churn_params(ctx.sc, ctx.opt.short_mode);
   std::vector<mm::Page*> scratch;
   workload::ChurnCounts warm;
   ex.barrier();
