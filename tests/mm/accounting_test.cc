@@ -3,6 +3,7 @@
 // leaked pages); every other preset/path combination leaves no drift.
 #include "pagesim/mm/fault_inject.h"
 #include "test_util.h"
+#include "common/preset_name.h"
 
 namespace pagesim::test {
 namespace {
@@ -93,12 +94,7 @@ TEST_P(LeakAccounting, ManagedPagesAreAlwaysAccountedFor) {
   expect_invariants(*m);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, LeakAccounting, ::testing::Values("v5.17", "v5.17+eric", "v5.17+mel", "v5.18"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (char& c : s) if (c == '.' || c == '+') c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Presets, LeakAccounting, ::testing::Values("v5.17", "v5.17+eric", "v5.17+mel", "v5.18"), preset_test_name);
 
 }  // namespace
 }  // namespace pagesim::test

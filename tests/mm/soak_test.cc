@@ -2,6 +2,7 @@
 // verified every 10 000 operations.
 #include "pagesim/workload/random_mixed.h"
 #include "test_util.h"
+#include "common/preset_name.h"
 
 namespace pagesim::test {
 namespace {
@@ -32,12 +33,7 @@ TEST_P(Soak, MillionOpsWithBadPages) {
   EXPECT_GT(events(*m, mm::LEAKED_PAGES), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, Soak, ::testing::Values("v5.17", "v5.17+eric", "v5.17+mel", "v5.18"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (char& c : s) if (c == '.' || c == '+') c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Presets, Soak, ::testing::Values("v5.17", "v5.17+eric", "v5.17+mel", "v5.18"), preset_test_name);
 
 }  // namespace
 }  // namespace pagesim::test

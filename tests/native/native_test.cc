@@ -8,6 +8,7 @@
 #include "pagesim/mm/config.h"
 #include "pagesim/run/runner.h"
 #include "pagesim/workload/registry.h"
+#include "common/preset_name.h"
 
 namespace pagesim {
 namespace {
@@ -61,12 +62,7 @@ TEST_P(NativePresets, ThpAllocAndPcpChurnKeepInvariants) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, NativePresets, ::testing::Values("v5.17", "v5.17+eric", "v5.17+mel", "v5.18"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (char& c : s) if (c == '.' || c == '+') c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Presets, NativePresets, ::testing::Values("v5.17", "v5.17+eric", "v5.17+mel", "v5.18"), test::preset_test_name);
 
 TEST_P(NativePresets, UsememKeepsPoolAndZoneInvariants) {
   const scenario::Scenario sc = make_scenario("usemem", GetParam(), 1, 2);
