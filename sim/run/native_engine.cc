@@ -12,6 +12,7 @@
 #include "pagesim/workload/churn.h"
 #include "pagesim/workload/random_mixed.h"
 #include "cache_replay.h"
+#include "churn_loop.h"
 #include "random_mixed_loop.h"
 #include "summaries.h"
 #include "workload_params.h"
@@ -56,24 +57,15 @@ void random_mixed_cpu(RunContext& ctx, NativeEngine& eng, E& ex, mm::Mm<E>& mm, 
 
 template <class E>
 void churn_cpu(RunContext& ctx, NativeEngine& eng, E& ex, mm::Mm<E>& mm, CpuOut& out, Phase& ph) {
-  const workload::ChurnParams p = churn_params(ctx.sc, ctx.opt.short_mode);
-  std::vector<mm::Page*> scratch;
-  workload::ChurnCounts warm;
-  eng.barrier();
-  for (uint64_t i = 0; i < ctx.sc.warmup_ops; ++i) workload::churn_iteration(mm, ex, p, scratch, warm);
-  eng.barrier();
-  ex.reset_stats();
   HwCounters hw;
-  eng.barrier();
-  if (ex.cpu() == 0) ph.t0 = Clock::now();
-  hw.start();
-  for (uint64_t i = 0; i < p.iterations; ++i) {
-    const uint64_t t = rdtsc();
-    ex.sys_enter();
-    workload::churn_iteration(mm, ex, p, scratch, out.churn);
-    ex.sys_exit();
-    out.iter_ns.push_back(static_cast<double>(tsc_to_ns(rdtsc() - t)));
-  }
+  churn_loop(
+      ctx.sc, ctx.opt.short_mode, ex, mm, [&] { eng.barrier(); },
+      [&] {
+        eng.barrier();
+        if (ex.cpu() == 0) ph.t0 = Clock::now();
+        hw.start();
+      },
+      [] { return static_cast<double>(tsc_to_ns(rdtsc())); }, out.churn, out.iter_ns);
   hw.stop();
   eng.barrier();
   if (ex.cpu() == 0) ph.t1 = Clock::now();

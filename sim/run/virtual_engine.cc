@@ -13,6 +13,7 @@
 #include "pagesim/vt/memory_model.h"
 #include "pagesim/workload/churn.h"
 #include "pagesim/workload/random_mixed.h"
+#include "churn_loop.h"
 #include "random_mixed_loop.h"
 #include "summaries.h"
 #include "workload_params.h"
@@ -63,22 +64,13 @@ void random_mixed_task(RunContext& ctx, E& ex, mm::Mm<E>& mm, TaskOut& out, Phas
 }
 
 void churn_task(RunContext& ctx, E& ex, mm::Mm<E>& mm, TaskOut& out, Phase& ph) {
-  const workload::ChurnParams p = churn_params(ctx.sc, ctx.opt.short_mode);
-  std::vector<mm::Page*> scratch;
-  workload::ChurnCounts warm;
-  ex.barrier();
-  for (uint64_t i = 0; i < ctx.sc.warmup_ops; ++i) workload::churn_iteration(mm, ex, p, scratch, warm);
-  ex.barrier();
-  ex.reset_stats();
-  if (ex.task() == 0) ph.t0 = ex.clock();
-  wake_jitter(ex, ctx.seed, 0);
-  for (uint64_t i = 0; i < p.iterations; ++i) {
-    const ps_t t = ex.clock();
-    ex.sys_enter();
-    workload::churn_iteration(mm, ex, p, scratch, out.churn);
-    ex.sys_exit();
-    out.iter_ns.push_back(static_cast<double>(ex.clock() - t) / 1000);
-  }
+  churn_loop(
+      ctx.sc, ctx.opt.short_mode, ex, mm, [&] { ex.barrier(); },
+      [&] {
+        if (ex.task() == 0) ph.t0 = ex.clock();
+        wake_jitter(ex, ctx.seed, 0);
+      },
+      [&] { return static_cast<double>(ex.clock()) / 1000; }, out.churn, out.iter_ns);
   ex.barrier();
   if (ex.task() == 0) ph.t1 = ex.clock();
   mm.drain_local_pages();
