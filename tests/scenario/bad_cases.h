@@ -70,6 +70,9 @@ inline const std::vector<BadCase>& bad_cases() {
       {"UnknownPreset", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "kernel:\n  preset: v5.19\n", {}, "bad.yaml:7:11", "kernel.preset", "did you mean 'v5.1"},
       {"UnknownWorkload", PAGESIM_OK_MACHINE "workload:\n  name: random_mixd\n", {}, "bad.yaml:5:9", "workload.name", "did you mean 'random_mixed'?"},
       {"UnknownEngine", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "engine: uniprocesor\n", {}, "bad.yaml:6:9", "engine", "did you mean 'uniprocessor'?"},
+      {"UnknownEngineOption", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "engine:\n  name: native\n  lokc: mutex\n", {}, "bad.yaml:8:3", "engine.lokc", "did you mean 'lock'?"},
+      {"EngineLockChoice", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "engine:\n  name: uniprocessor\n  lock: spin\n", {}, "bad.yaml:8:9", "engine.lock", "qspinlock"},
+      {"EngineMapWithoutName", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "engine:\n  pin: true\n", {}, "bad.yaml:7:3", "engine.name", "missing"},
       {"UnknownChoice", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "  params:\n    fault_field: refcnt\n", {}, "bad.yaml:7:18", "workload.params.fault_field", "did you mean 'refcount'?"},
       {"BadKnobValue", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "kernel:\n  knobs:\n    buddy_check: sometimes\n", {}, "bad.yaml:8:18", "kernel.knobs.buddy_check", "expected under_lock|after_unlock"},
       // Structure.
