@@ -155,6 +155,7 @@ void Hugetlb<E>::unmap_and_put(Page* page) {
 // prep_new_huge_page: H lru, H+1 dtor and subpool, H+2/H+3 cgroup pointers, then the count.
 template <Exec E>
 void Hugetlb<E>::prep_new_huge_page(Page* page, unsigned nid) {
+  INIT_LIST_HEAD(page);
   touch(ex_, pl(page), AccessKind::store, Site::alloc_surplus_huge_page);
   page[1].tail.compound_dtor = HUGETLB_PAGE_DTOR;
   set_page_private(page + 1, 0);

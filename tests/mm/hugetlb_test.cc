@@ -76,6 +76,25 @@ TEST(Hugetlb, OvercommitLimitFailsTheReservationCleanly) {
   expect_invariants(*m);
 }
 
+// alloc_surplus_huge_page's raced branch: a fresh page that was never queued on a pool
+// list is freed as HPG_temporary. remove_hugetlb_page's list_del must be a no-op on it
+// (prep_new_huge_page's INIT_LIST_HEAD); the native engine hit this as a NULL write.
+TEST(Hugetlb, RacedSurplusPageIsFreedWithoutEverBeingQueued) {
+  auto m = machine(1, 1, 256ull << 20);
+  Cpu cpu(*m, 0);
+  Hug h(cpu.mm);
+  mm::Page* p = h.alloc_fresh_huge_page(mm::GFP_HIGHUSER_MOVABLE, 0, nullptr);
+  ASSERT_NE(p, nullptr);
+  expect_pool(*m, 1, 0, 0, 0);
+  p->private_ |= mm::HPG_temporary;  // SetHPageTemporary: hugetlb flags live in H->private
+  mm::set_page_count(p, 0);
+  h.free_huge_page(p);
+  expect_pool(*m, 0, 0, 0, 0);
+  cpu.mm.drain_local_pages();
+  for (const mm::Zone* z : m->populated_zones()) EXPECT_EQ(mm::zone_census(*z).allocated_pages, 0);
+  expect_invariants(*m);
+}
+
 TEST(Hugetlb, FaultFallsBackToTheOtherNodeAndPoliciesSteerIt) {
   auto m = machine(2, 1, 256ull << 20);
   Cpu cpu0(*m, 0);

@@ -105,6 +105,12 @@ static_assert(offsetof(Page, mapping) == 24 && offsetof(Page, index) == 32 &&
 using PageList = boost::intrusive::list<Page, boost::intrusive::member_hook<Page, LruHook, &Page::lru>,
                                         boost::intrusive::constant_time_size<false>>;
 
+// INIT_LIST_HEAD(&page->lru): self-linked, so a later list_del of a page that
+// was never queued (hugetlb's raced surplus page) is a no-op, not a NULL write.
+inline void INIT_LIST_HEAD(Page* p) {
+  PageList::node_algorithms::init_header(PageList::value_traits::to_node_ptr(*p));
+}
+
 // --- flag helpers (include/linux/page-flags.h) ---
 inline uint64_t page_flags(const Page* p) { return READ_ONCE(p->flags); }
 inline bool test_page_flag(const Page* p, unsigned b) { return page_flags(p) & bit(b); }
