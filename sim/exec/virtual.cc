@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
 #include "pagesim/error.h"
@@ -27,14 +28,13 @@ bool clean_miss(cache::Outcome o) {
 // ---------------------------------------------------------------------------------------------
 // VirtualCpu
 
-VirtualCpu::VirtualCpu(VirtualEngine& eng, unsigned task) : eng_(&eng), task_(task), lockstat_(kNrLockIds) {
-  place(eng.policy().initial_cpu(task, eng.machine().nr_cpus()));
-}
+VirtualCpu::VirtualCpu(VirtualEngine& eng, unsigned task) : eng_(&eng), task_(task), lockstat_(kNrLockIds) {}
 
 void VirtualCpu::place(unsigned cpu) {
   cpu_ = cpu;
   node_ = eng_->machine().cpu_to_node(cpu);
   model_cpu_ = eng_->model_cpu(cpu);
+  eng_->rq_.task_cpu[task_] = cpu;
 }
 
 LockContext VirtualCpu::context() const {
@@ -52,8 +52,12 @@ cache::Outcome VirtualCpu::model_access(uint64_t line, uint16_t home, AccessKind
 void VirtualCpu::access(const Line& line, AccessKind kind, Site site) {
   sync();
   access_.add(line, kind, site, context());
-  clock_ += eng_->model_.latency(model_access(line.line(), line.node, kind, site, line.kind));
+  const ps_t d = eng_->model_.latency(model_access(line.line(), line.node, kind, site, line.kind));
+  clock_ += d;
+  site_ps_[static_cast<unsigned>(site)] += d;
 }
+
+ps_t VirtualCpu::forked_at() const { return eng_->rq_.task_forked[task_]; }
 
 void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, AccessKind kind, Site site) {
   if (n == 1) return access(first, kind, site);
@@ -62,6 +66,7 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
   const bool sequential = stride == cache::kLineBytes;
   uint64_t page = ~uint64_t{0};
   unsigned misses_in_page = 0;
+  const ps_t t0 = clock_;
   for (uint32_t i = 0; i < n; ++i) {
     sync();
     const uint64_t line = (first.addr + uint64_t{i} * stride) >> 6;
@@ -81,17 +86,21 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
     }
     clock_ += lat;
   }
+  site_ps_[static_cast<unsigned>(site)] += clock_ - t0;
 }
 
-void VirtualCpu::work(uint32_t cycles, Site) {
+void VirtualCpu::work(uint32_t cycles, Site site) {
   const uint64_t num = uint64_t{cycles} * 1000000 + cycle_rem_;
   clock_ += num / eng_->model_.freq_mhz;
+  site_ps_[static_cast<unsigned>(site)] += num / eng_->model_.freq_mhz;
   cycle_rem_ = num % eng_->model_.freq_mhz;
 }
 
-void VirtualCpu::hold(uint32_t lines, Site) {
+void VirtualCpu::hold(uint32_t lines, Site site) {
   access_.hold_lines += lines;
-  clock_ += uint64_t{lines} * eng_->model_.latency(cache::Outcome::dram_local) / eng_->model_.stream_mlp;
+  const ps_t d = uint64_t{lines} * eng_->model_.latency(cache::Outcome::dram_local) / eng_->model_.stream_mlp;
+  clock_ += d;
+  site_ps_[static_cast<unsigned>(site)] += d;
 }
 
 void VirtualCpu::lock(spinlock_t& l, Site site) {
@@ -113,6 +122,7 @@ void VirtualCpu::lock(spinlock_t& l, Site site) {
     st.contentions++;
     st.contention_points[si]++;
     st.wait.add((clock_ - arrival) / 1000);
+    spin_ps_[si] += clock_ - arrival;
     model_access(l.line.line(), l.line.node, AccessKind::rmw, site, l.line.kind);  // paid by the handoff
   }
   access_.add(l.line, AccessKind::rmw, site, context());
@@ -170,18 +180,62 @@ void VirtualCpu::check_may_schedule(const char* what) const {
 void VirtualCpu::cond_resched(Site) {
   check_may_schedule("cond_resched");
   sync();
-  const unsigned cpu = eng_->policy_->at_event(task_, cpu_, clock_);
-  if (cpu != cpu_) place(cpu);
+  schedule_point();
+}
+
+void VirtualCpu::schedule_point() {
+  if (pending_cpu_ >= 0) {
+    const auto to = static_cast<unsigned>(pending_cpu_);
+    pending_cpu_ = -1;
+    if (to == cpu_) return;
+    eng_->leave_cpu(*this);
+    place(to);
+    nr_migrations_++;
+    clock_ += eng_->opt_.sched.switch_cost_ps;
+    eng_->enter_cpu(*this);
+    return;
+  }
+  Runqueues::Cpu& c = eng_->rq_.cpus[cpu_];
+  const ps_t slice = eng_->policy_->slice();
+  if (!slice || c.queued.empty() || clock_ - c.curr_since < slice) return;
+  nr_invol_++;  // check_preempt_tick: the slice is used up and others wait
+  eng_->leave_cpu(*this);
+  c.queued.push_back(task_);
+  eng_->block(*this);  // dispatch() gives the CPU back
+}
+
+std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::vector<double>& ps_per_unit) {
+  std::vector<ps_t> on(ps_per_unit.size(), 0);
+  const ps_t chunk = eng_->policy_->tick_period() ? std::max(eng_->policy_->slice(), eng_->policy_->tick_period()) : 0;
+  double left = static_cast<double>(units);
+  while (left > 0) {
+    const double per = ps_per_unit[node_];
+    const double all = left * per;
+    ps_t dt = static_cast<ps_t>(std::ceil(all));
+    if (chunk && dt > chunk) dt = chunk;
+    left = per > 0 && dt < all ? left - static_cast<double>(dt) / per : 0;
+    clock_ += dt;
+    user_ps_ += dt;
+    on[node_] += dt;
+    if (left > 0) {
+      sync();
+      schedule_point();
+    }
+  }
+  return on;
 }
 
 void VirtualCpu::barrier() {
   check_may_schedule("barrier");
-  eng_->barrier(*this, true);
-  const unsigned cpu = eng_->policy_->at_event(task_, cpu_, clock_);
-  if (cpu != cpu_) place(cpu);
+  eng_->barrier(*this, VirtualEngine::BarrierKind::plain);
 }
 
-void VirtualCpu::rendezvous() { eng_->barrier(*this, false); }
+void VirtualCpu::start_barrier() {
+  check_may_schedule("start_barrier");
+  eng_->barrier(*this, VirtualEngine::BarrierKind::start);
+}
+
+void VirtualCpu::rendezvous() { eng_->barrier(*this, VirtualEngine::BarrierKind::rendezvous); }
 
 void VirtualCpu::clear_huge_page(unsigned page_node) {
   sync();
@@ -189,6 +243,7 @@ void VirtualCpu::clear_huge_page(unsigned page_node) {
   const ps_t d = vt::clear_time_ps(eng_->model_, kHugePageBytes, page_node, node_, sharers);
   eng_->clears_[page_node].push_back({clock_, clock_ + d});
   clock_ += d;
+  site_ps_[static_cast<unsigned>(Site::clear_huge_page)] += d;
 }
 
 void VirtualCpu::reset_stats() {
@@ -196,7 +251,11 @@ void VirtualCpu::reset_stats() {
   irqoff_ = IrqOffStat{};
   access_ = AccessCounters{};
   sys_ps_ = 0;
+  user_ps_ = 0;
   model_accesses_ = 0;
+  site_ps_ = {};
+  spin_ps_ = {};
+  nr_migrations_ = nr_invol_ = nr_vol_ = 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,13 +282,24 @@ cache::CacheGeometry geometry_for(const mm::Machine& m, const vt::MachineModel& 
 VirtualEngine::VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOptions opt, std::unique_ptr<SchedPolicy> policy)
     : m_(m), model_(std::move(model)), opt_(opt), policy_(std::move(policy)), cache_(geometry_for(m, model_)),
       locks_(kNrLockIds), clears_(m.nr_nodes()) {
+  if (opt_.sched.parent_cpu >= m.nr_cpus())
+    throw InputError(fmt::format("virtual engine: the parent CPU {} is not one of the {} vCPUs", opt_.sched.parent_cpu, m.nr_cpus()));
   // vCPU c of node n is the model's CPU n * (cores * threads) + its index within the node:
   // SMT siblings are adjacent, as socket_major numbering places them.
   const cache::CacheGeometry& g = cache_.geometry();
-  std::vector<unsigned> seen(m.nr_nodes(), 0);
+  std::vector<unsigned> seen(m.nr_nodes(), 0), first(m.nr_nodes(), 0);
   for (unsigned c = 0; c < m.nr_cpus(); ++c) {
     const unsigned n = m.cpu_to_node(c);
+    if (!seen[n]) first[n] = c;
     model_cpu_.push_back(n * g.cores_per_socket * g.threads_per_core + seen[n]++);
+  }
+  rq_.cpus.resize(m.nr_cpus());
+  cpu_busy_.assign(m.nr_cpus(), 0);
+  for (unsigned c = 0; c < m.nr_cpus(); ++c) {
+    const unsigned n = m.cpu_to_node(c), i = (model_cpu_[c] % (g.cores_per_socket * g.threads_per_core));
+    rq_.cpu_node.push_back(n);
+    const unsigned sib = g.threads_per_core == 2 ? (i ^ 1u) : i;  // adjacent SMT siblings
+    rq_.sibling.push_back(sib < seen[n] ? first[n] + sib : c);
   }
 }
 
@@ -242,6 +312,7 @@ ps_t VirtualEngine::now() const {
 }
 
 void VirtualEngine::sync(VirtualCpu& t) {
+  if (policy_->tick_period() && next_tick_ <= t.clock_) return yield(t);  // a balance tick comes first
   if (ready_.empty()) return;
   const Key& next = ready_.top();
   const Key mine{t.clock_, t.task_};
@@ -260,37 +331,149 @@ void VirtualEngine::yield(VirtualCpu& t) {
 
 void VirtualEngine::block(VirtualCpu& t) { t.caller_ = std::move(t.caller_).resume(); }
 
-void VirtualEngine::barrier(VirtualCpu& t, bool same_clock) {
-  if (!barrier_waiting_.empty() && barrier_same_clock_ != same_clock)
-    throw ModelError("virtual engine: tasks wait at a barrier and a rendezvous at once");
-  barrier_same_clock_ = same_clock;
+void VirtualEngine::barrier(VirtualCpu& t, BarrierKind kind) {
+  if (!barrier_waiting_.empty() && barrier_kind_ != kind)
+    throw ModelError("virtual engine: tasks wait at two kinds of barrier at once");
+  barrier_kind_ = kind;
   barrier_waiting_.push_back(t.task_);
-  if (barrier_waiting_.size() < live_) return block(t);
-  release_barrier(same_clock, &t);
+  leave_cpu(t);
+  if (kind != BarrierKind::rendezvous) {
+    t.nr_vol_++;
+    rq_.task_asleep[t.task_] = true;
+  }
+  if (barrier_waiting_.size() == live_) release_barrier(&t);
+  block(t);  // resumed on a CPU by release_barrier, a wake-up or dispatch
+  if (kind == BarrierKind::start) wake_next(t);
   sync(t);
 }
 
-// Every live task has arrived. A barrier continues them all at the latest arrival (the pipe
-// barrier's wake cost is not modelled); a rendezvous leaves the clocks alone. The caller, the
-// last to arrive (null when a task's exit released it), is still running and is not queued.
-void VirtualEngine::release_barrier(bool same_clock, const VirtualCpu* caller) {
+// Every live task has arrived. A rendezvous gives each its CPU back at its own clock; a plain
+// barrier wakes every task at the latest arrival where the policy's wake-up puts it; a start
+// barrier forks them again and lets the parent wake the first pipe reader.
+void VirtualEngine::release_barrier(const VirtualCpu*) {
   ps_t t = 0;
   for (unsigned id : barrier_waiting_) t = std::max(t, tasks_[id]->clock_);
-  const std::vector<unsigned> waiting = std::move(barrier_waiting_);
+  std::vector<unsigned> waiting = std::move(barrier_waiting_);
   barrier_waiting_.clear();
-  for (size_t i = 0; i < waiting.size(); ++i) {
-    VirtualCpu& c = *tasks_[waiting[i]];
-    if (same_clock) c.clock_ = t;
-    if (&c != caller) make_ready(c);
+  std::sort(waiting.begin(), waiting.end());
+  switch (barrier_kind_) {
+    case BarrierKind::rendezvous:
+      std::sort(waiting.begin(), waiting.end(), [&](unsigned a, unsigned b) {
+        return std::pair(tasks_[a]->clock_, a) < std::pair(tasks_[b]->clock_, b);
+      });
+      for (unsigned id : waiting)
+        if (enqueue(*tasks_[id], tasks_[id]->clock_)) make_ready(*tasks_[id]);
+      break;
+    case BarrierKind::plain:
+      for (unsigned id : waiting) {
+        VirtualCpu& c = *tasks_[id];
+        c.clock_ = t;
+        rq_.task_asleep[id] = false;
+        c.pending_cpu_ = -1;
+        const unsigned cpu = policy_->wake(rq_, id, c.cpu_, c.cpu_, false, t);
+        if (cpu != c.cpu_) c.place(cpu), c.nr_migrations_++;
+        if (enqueue(c, t)) make_ready(c);
+      }
+      break;
+    case BarrierKind::start:
+      fork_all(waiting, t);
+      pipe_readers_.assign(waiting.begin(), waiting.end());
+      wake_one(pipe_readers_.front(), opt_.sched.parent_cpu, t);
+      pipe_readers_.pop_front();
+      break;
   }
+}
+
+// The parent forks the tasks in order. Children still count as running on their CPUs while
+// their siblings are forked (they run ready() before sleeping on the pipe).
+void VirtualEngine::fork_all(const std::vector<unsigned>& ids, ps_t now) {
+  for (unsigned id : ids) {
+    VirtualCpu& c = *tasks_[id];
+    c.place(policy_->fork(rq_, id, opt_.sched.parent_cpu, now));
+    c.clock_ = now;
+    c.pending_cpu_ = -1;
+    rq_.task_home[id] = c.node_;
+    rq_.task_forked[id] = now;
+    rq_.task_asleep[id] = true;
+    rq_.cpus[c.cpu_].queued.push_back(id);
+  }
+  for (unsigned id : ids) {
+    std::deque<unsigned>& q = rq_.cpus[tasks_[id]->cpu_].queued;
+    q.erase(std::find(q.begin(), q.end(), id));
+  }
+}
+
+// try_to_wake_up of a sleeping task from `waker_cpu` (a WF_SYNC pipe wake-up).
+void VirtualEngine::wake_one(unsigned id, unsigned waker_cpu, ps_t now) {
+  VirtualCpu& c = *tasks_[id];
+  rq_.task_asleep[id] = false;
+  const unsigned cpu = policy_->wake(rq_, id, c.cpu_, waker_cpu, true, now);
+  if (cpu != c.cpu_) c.place(cpu), c.nr_migrations_++;
+  c.clock_ = now + opt_.sched.switch_cost_ps;
+  if (enqueue(c, c.clock_)) make_ready(c);
+}
+
+void VirtualEngine::wake_next(VirtualCpu& waker) {
+  if (pipe_readers_.empty()) return;
+  const unsigned id = pipe_readers_.front();
+  pipe_readers_.pop_front();
+  wake_one(id, waker.cpu_, waker.clock_);
+}
+
+bool VirtualEngine::enqueue(VirtualCpu& t, ps_t now) {
+  Runqueues::Cpu& c = rq_.cpus[t.cpu_];
+  if (c.curr < 0) {
+    c.curr = static_cast<int>(t.task_);
+    c.curr_since = now;
+    return true;
+  }
+  c.queued.push_back(t.task_);
+  return false;
+}
+
+void VirtualEngine::enter_cpu(VirtualCpu& t) {
+  if (!enqueue(t, t.clock_)) block(t);  // dispatch() resumes it with the CPU
+}
+
+void VirtualEngine::leave_cpu(VirtualCpu& t) {
+  Runqueues::Cpu& c = rq_.cpus[t.cpu_];
+  if (c.curr != static_cast<int>(t.task_)) throw ModelError(fmt::format("virtual engine: task {} leaves CPU {} it does not run on", t.task_, t.cpu_));
+  cpu_busy_[t.cpu_] += t.clock_ > c.curr_since ? t.clock_ - c.curr_since : 0;
+  c.curr = -1;
+  if (c.queued.empty()) policy_->newidle(rq_, t.cpu_, t.clock_);
+  dispatch(t.cpu_, t.clock_);
+}
+
+// The CPU is free: its first queued task runs, after a context switch (and the migration, if
+// a balancer moved it here while it waited).
+void VirtualEngine::dispatch(unsigned cpu, ps_t now) {
+  Runqueues::Cpu& c = rq_.cpus[cpu];
+  if (c.curr >= 0 || c.queued.empty()) return;
+  VirtualCpu& n = *tasks_[c.queued.front()];
+  c.queued.pop_front();
+  if (n.cpu_ != cpu) n.place(cpu), n.nr_migrations_++;
+  n.clock_ = std::max(n.clock_, now) + opt_.sched.switch_cost_ps;
+  c.curr = static_cast<int>(n.task_);
+  c.curr_since = n.clock_;
+  make_ready(n);
+}
+
+void VirtualEngine::tick() {
+  const ps_t now = next_tick_;
+  next_tick_ += policy_->tick_period();
+  migrations_.clear();
+  policy_->tick(rq_, now, migrations_);
+  for (const Migration& mg : migrations_) tasks_[mg.task]->pending_cpu_ = static_cast<int>(mg.cpu);
+  for (unsigned c = 0; c < rq_.nr_cpus(); ++c) dispatch(c, now);
 }
 
 void VirtualEngine::finished(VirtualCpu& t) {
   t.done_ = true;
   live_--;
+  leave_cpu(t);
   if (live_ && !barrier_waiting_.empty() && barrier_waiting_.size() == live_) {
     // The last task left while the others wait at a barrier: release them all.
-    release_barrier(barrier_same_clock_, nullptr);
+    release_barrier(nullptr);
   }
 }
 
@@ -303,19 +486,23 @@ unsigned VirtualEngine::active_clears(unsigned node, ps_t now) {
 }
 
 void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)>& fn) {
-  if (nr_tasks > m_.nr_cpus())
-    throw InputError(fmt::format("virtual engine: {} tasks on {} vCPUs; more tasks than vCPUs needs a time-sharing "
-                                 "scheduler policy, which is not implemented yet",
-                                 nr_tasks, m_.nr_cpus()));
-  while (tasks_.size() < nr_tasks) tasks_.push_back(std::make_unique<VirtualCpu>(*this, static_cast<unsigned>(tasks_.size())));
+  while (tasks_.size() < nr_tasks) {
+    tasks_.push_back(std::make_unique<VirtualCpu>(*this, static_cast<unsigned>(tasks_.size())));
+    rq_.task_cpu.push_back(0), rq_.task_home.push_back(0), rq_.task_forked.push_back(0), rq_.task_asleep.push_back(false);
+  }
   error_ = nullptr;
   live_ = nr_tasks;
   barrier_waiting_.clear();
-  // A new run starts together: every task at the latest clock so far.
+  pipe_readers_.clear();
+  // A new run starts together: every task at the latest clock so far, forked by the parent.
   const ps_t start = now();
+  next_tick_ = start + policy_->tick_period();
+  std::vector<unsigned> ids(nr_tasks);
+  for (unsigned i = 0; i < nr_tasks; ++i) ids[i] = i;
+  fork_all(ids, start);
   for (unsigned i = 0; i < nr_tasks; ++i) {
     VirtualCpu& c = *tasks_[i];
-    c.clock_ = start;
+    rq_.task_asleep[i] = false;
     c.done_ = false;
     c.self_ = ctx::fiber(std::allocator_arg, ctx::protected_fixedsize_stack(kStackBytes), [this, &c, &fn](ctx::fiber&& main) {
       c.caller_ = std::move(main);
@@ -329,9 +516,13 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
       finished(c);
       return std::move(c.caller_);
     });
-    make_ready(c);
+    if (enqueue(c, start)) make_ready(c);
   }
   while (!ready_.empty() && !error_) {
+    if (policy_->tick_period() && next_tick_ <= ready_.top().first) {
+      tick();
+      continue;
+    }
     const unsigned id = ready_.top().second;
     ready_.pop();
     VirtualCpu& c = *tasks_[id];
@@ -344,6 +535,7 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
   while (!ready_.empty()) ready_.pop();
   for (unsigned i : stuck) tasks_[i]->self_ = ctx::fiber();
   for (LockState& s : locks_) s.waiters.clear(), s.held = false;
+  for (Runqueues::Cpu& c : rq_.cpus) c.curr = -1, c.queued.clear();
   barrier_waiting_.clear();
   if (error_) std::rethrow_exception(error_);
   if (!stuck.empty())

@@ -10,7 +10,8 @@ void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& 
                     std::map<std::string, double>& m) {
   std::vector<double> throughput, medians;
   double free_sum = 0, free_n = 0, stores = 0, remote_stores = 0, failed = 0, user_ns = 0;
-  std::vector<double> fault_pages(nr_nodes, 0), reserve_tasks(nr_nodes, 0);
+  std::vector<double> fault_pages(nr_nodes, 0), reserve_tasks(nr_nodes, 0), fault_tasks(nr_nodes, 0);
+  double tasks_split = 0, task_samples = 0;
   for (const auto& iteration : results) {
     const workload::LkpSample s = workload::lkp_parse(iteration);
     throughput.push_back(s.throughput);
@@ -23,10 +24,16 @@ void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& 
       // Stores are uniform over the task's pages, so the remote share of its stores is the
       // share of its pages on another node than the CPU it ran on.
       stores += static_cast<double>(t.stores);
-      if (t.pages) remote_stores += static_cast<double>(t.stores) * static_cast<double>(t.remote_pages) / static_cast<double>(t.pages);
+      if (t.remote_store_share >= 0)
+        remote_stores += static_cast<double>(t.stores) * t.remote_store_share;
+      else if (t.pages)
+        remote_stores += static_cast<double>(t.stores) * static_cast<double>(t.remote_pages) / static_cast<double>(t.pages);
       user_ns += static_cast<double>(t.user_ns);
       for (unsigned n = 0; n < nr_nodes && n < t.fault_node_pages.size(); ++n) fault_pages[n] += static_cast<double>(t.fault_node_pages[n]);
       if (t.reserve_node < nr_nodes) reserve_tasks[t.reserve_node]++;
+      if (t.fault_node < nr_nodes) fault_tasks[t.fault_node]++;
+      task_samples++;
+      tasks_split += t.reserve_node != t.fault_node;
     }
   }
   double mean = 0;
@@ -44,9 +51,11 @@ void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& 
   m["stores"] = stores;
   m["user_s"] = user_ns / 1e9;
   m["tasks_failed"] = failed;
+  m["tasks_moved_reserve_to_fault_pct"] = task_samples ? tasks_split / task_samples * 100 : 0;
   for (unsigned n = 0; n < nr_nodes; ++n) {
     m[fmt::format("fault_pages_node{}", n)] = fault_pages[n];
     m[fmt::format("reserve_tasks_node{}", n)] = reserve_tasks[n];
+    m[fmt::format("fault_tasks_node{}", n)] = fault_tasks[n];
   }
 }
 

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "pagesim/error.h"
 #include "pagesim/mm/machine.h"
 #include "pagesim/workload/registry.h"
@@ -12,22 +14,32 @@ namespace pagesim::run {
 
 struct UsememSetup {
   workload::UsememParams task;
+  unsigned nr_task = 1;          // usemem -n: tasks (LKP: nr_cpu)
   uint64_t iterations = 1;
   unsigned long overcommit = 0;  // nr_overcommit_hugepages
   uint64_t data_bytes = 0;       // per task, on this host
 };
 
 // case-anon-w-rand-hugetlb: unit_size = MemTotal / 2, per-task SIZE = unit_size / nr_task;
-// setup_hugetlb: nr_overcommit_hugepages = unit_size / 2M + nr_task + 1.
-inline UsememSetup usemem_setup(const mm::Machine& m, const workload::Params& p, unsigned tasks, uint64_t seed,
-                                bool short_mode) {
+// setup_hugetlb: nr_overcommit_hugepages = unit_size / 2M + nr_task + 1. nr_task defaults to
+// the CPU count (hw_vars); only an engine that time-shares CPUs runs another count.
+inline UsememSetup usemem_setup(const mm::Machine& m, const workload::Params& p, unsigned cpus, uint64_t seed,
+                                bool short_mode, bool time_shares = false) {
   UsememSetup s;
+  const int64_t want = p.integer("nr_task");
+  if (want && static_cast<unsigned>(want) != cpus && !time_shares)
+    throw InputError(fmt::format("workload.params.nr_task: {} tasks on {} CPUs; only the virtual engine runs a task "
+                                 "count other than the CPU count",
+                                 want, cpus));
+  const unsigned tasks = want ? static_cast<unsigned>(want) : cpus;
+  s.nr_task = tasks;
   uint64_t mem = 0;
   for (const mm::Zone* z : m.populated_zones()) mem += z->managed_pages * mm::PAGE_SIZE;
   const uint64_t unit_size = mem / 2;
   constexpr uint64_t kHuge = mm::pages_per_huge_page * mm::PAGE_SIZE;
   s.task.size = p.integer("size") ? static_cast<uint64_t>(p.integer("size")) : unit_size / tasks;
   s.task.size = (s.task.size + kHuge - 1) / kHuge * kHuge;
+  if (short_mode) s.task.size = std::min<uint64_t>(s.task.size, 8 * kHuge);  // every path, 8 pages per task
   s.task.data_scale = static_cast<uint64_t>(p.integer("data_scale"));
   if (short_mode) s.task.data_scale = std::max<uint64_t>(s.task.data_scale, s.task.size / (4u << 20));
   s.task.seed = seed;

@@ -3,7 +3,9 @@
 // Every time here is virtual (picoseconds from the machine model), never the host clock.
 #include <fmt/format.h>
 
+#include <array>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -76,10 +78,12 @@ void churn_task(RunContext& ctx, E& ex, mm::Mm<E>& mm, TaskOut& out, Phase& ph) 
   mm.drain_local_pages();
 }
 
-// The analytic store loops of one usemem iteration, computed once every task has faulted.
+// The analytic store loop of one usemem iteration: the loaded latencies, solved once every
+// task has faulted, from where each task runs then and how many tasks share its CPU.
 struct StoreLoops {
   std::vector<vt::StoreLoopTask> tasks;
   std::optional<vt::StoreLoopResult> result;
+  std::vector<unsigned long> surplus_node;  // HugePages_Surp per node once every task faulted
 };
 
 void usemem_task(RunContext& ctx, VirtualEngine& eng, E& ex, mm::Mm<E>& mm, TaskOut& out, Phase& ph,
@@ -92,31 +96,40 @@ void usemem_task(RunContext& ctx, VirtualEngine& eng, E& ex, mm::Mm<E>& mm, Task
   for (uint64_t it = 0; it < s.iterations; ++it) {
     workload::UsememParams p = s.task;
     p.seed = s.task.seed + it * 1000003 + ex.task();
-    ex.barrier();  // usemem's start barrier: every task mmaps at once
-    if (ex.task() == 0 && it == 0) ph.t0 = ex.clock();
+    ex.start_barrier();  // fork, ready(), the pipe's wake-up chain
+    const ps_t t_start = ex.forked_at();  // usemem's start_time, taken before the fork
+    if (it == 0) ph.t0 = t_start;
     wake_jitter(ex, ctx.seed, it);
-    const ps_t t_start = ex.clock();
     workload::UsememTask<E> task(h, ex, p, data);
     task.mmap();
     task.fault_all();
     workload::UsememTaskResult& r = task.result();
-    // The store loop: SIZE/8 random 8-byte stores over the task's pages (do_rw_once, random).
     StoreLoops& L = loops[it];
     vt::StoreLoopTask& mine = L.tasks[ex.task()];
     if (!r.failed) {
-      mine.stores = s.task.size / 8;
+      mine.stores = s.task.size / 8;  // do_rw_once, random: SIZE/8 8-byte stores
       mine.pages_per_node = r.fault_node_pages;
       mine.residency.assign(nodes, 0);
-      mine.residency[ex.node()] = 1;  // pinned: the whole loop on this node
+      mine.residency[ex.node()] = 1;  // where it runs now; the loop itself may move it
+      mine.cpu_share = 1.0 / eng.runqueues().nr_running(ex.cpu());
     }
     ex.rendezvous();  // every task has faulted; clocks are untouched
     if (!L.result) {
       L.result = vt::store_loop(eng.model(), L.tasks);
       eng.cache().flush_all();  // the 63 GiB random footprint flushes every cache
+      for (unsigned n = 0; n < nodes; ++n) L.surplus_node.push_back(ctx.machine.hstate().surplus_huge_pages_node[n]);
     }
     if (!r.failed) {
-      const ps_t loop = L.result->time_ps[ex.task()];
-      ex.advance(loop);
+      std::vector<double> per_store(nodes);
+      for (unsigned n = 0; n < nodes; ++n) per_store[n] = vt::store_ps_on(eng.model(), *L.result, r.fault_node_pages, n);
+      r.store_node_ps = ex.run_user(mine.stores, per_store);
+      ps_t loop = 0;
+      double remote = 0;
+      for (unsigned n = 0; n < nodes; ++n) loop += r.store_node_ps[n];
+      for (unsigned n = 0; n < nodes && loop; ++n)
+        remote += static_cast<double>(r.store_node_ps[n]) / static_cast<double>(loop) *
+                  (1 - static_cast<double>(r.fault_node_pages[n]) / static_cast<double>(r.pages));
+      r.remote_store_share = remote;
       r.stores = mine.stores;
       r.unit_bytes = s.task.size / 8 + 8 * r.stores;
       r.user_ns = loop / 1000;
@@ -129,7 +142,7 @@ void usemem_task(RunContext& ctx, VirtualEngine& eng, E& ex, mm::Mm<E>& mm, Task
     r.free_usecs = (ex.clock() - f0) / 1000000;
     r.sys_ns = ex.sys_ps() / 1000;
     out.usemem.push_back(r);
-    ex.barrier();
+    ex.barrier();  // the parent's waitpid
     if (ex.task() == 0) {  // quiescent: every task has unmapped
       const mm::InvariantReport inv = mm::check_invariants(ctx.machine);
       out.mixed.invariant_checks++;
@@ -141,28 +154,89 @@ void usemem_task(RunContext& ctx, VirtualEngine& eng, E& ex, mm::Mm<E>& mm, Task
   mm.drain_local_pages();
 }
 
+// time.*, the scheduler's counters and the idle share, as the robot's report shows them.
+void scheduler_metrics(VirtualEngine& eng, unsigned n, ps_t elapsed, std::map<std::string, double>& m) {
+  double user = 0, sys = 0, busy = 0, migrations = 0, invol = 0, vol = 0;
+  for (unsigned t = 0; t < n; ++t) {
+    const E& ex = eng.task(t);
+    user += static_cast<double>(ex.user_ps()) / 1e12;
+    sys += static_cast<double>(ex.sys_ps()) / 1e12;
+    migrations += static_cast<double>(ex.migrations());
+    invol += static_cast<double>(ex.involuntary_switches());
+    vol += static_cast<double>(ex.voluntary_switches());
+  }
+  for (ps_t b : eng.cpu_busy_ps()) busy += static_cast<double>(b);
+  const double cpu_time = static_cast<double>(elapsed) * eng.machine().nr_cpus();
+  m["time.user_time"] = user;
+  m["time.system_time"] = sys;
+  m["time.elapsed_time"] = static_cast<double>(elapsed) / 1e12;
+  m["time.involuntary_context_switches"] = invol;
+  m["time.voluntary_context_switches"] = vol;
+  m["sched.migrations"] = migrations;
+  m["idle_pct"] = cpu_time > 0 ? std::max(0.0, 100 * (1 - busy / cpu_time)) : 0;
+}
+
+// perf-profile.children.cycles-pp.*: the share of all CPUs' time (idle included, as perf
+// record -a samples it) in each function and its callees, from the time charged per site.
+void perf_profile_metrics(VirtualEngine& eng, unsigned n, ps_t elapsed, std::map<std::string, double>& m) {
+  std::array<double, kNumSites> self{}, spin{};
+  double store = 0;
+  for (unsigned t = 0; t < n; ++t) {
+    const E& ex = eng.task(t);
+    for (unsigned i = 0; i < kNumSites; ++i) {
+      self[i] += static_cast<double>(ex.site_ps()[i]);
+      spin[i] += static_cast<double>(ex.spin_ps()[i]);
+    }
+    store += static_cast<double>(ex.user_ps());
+  }
+  const double all = static_cast<double>(elapsed) * eng.machine().nr_cpus();
+  if (all <= 0) return;
+  auto at = [&](Site s) { return self[static_cast<unsigned>(s)] + spin[static_cast<unsigned>(s)]; };
+  double spinning = 0;
+  for (double x : spin) spinning += x;
+  const double bulk = at(Site::rmqueue_bulk) + at(Site::__rmqueue_smallest) + at(Site::expand) + at(Site::check_pcp_refill);
+  m["perf-profile.children.rmqueue_bulk"] = 100 * bulk / all;
+  m["perf-profile.children.native_queued_spin_lock_slowpath"] = 100 * spinning / all;
+  m["perf-profile.children.prep_compound_page"] = 100 * at(Site::prep_compound_page) / all;
+  m["perf-profile.children.clear_huge_page"] = 100 * at(Site::clear_huge_page) / all;
+  m["perf-profile.children.free_pcppages_bulk"] = 100 * (at(Site::free_pcppages_bulk) + at(Site::__free_one_page)) / all;
+  m["perf-profile.children.do_rw_once"] = 100 * store / all;
+}
+
+// A relative trace file is looked up as the machine file is.
+SchedParams sched_params(const scenario::Scenario& sc) {
+  SchedParams p;
+  const std::string& f = sc.engine_options.sched_trace;
+  if (!f.empty()) {
+    namespace fs = std::filesystem;
+    const fs::path beside = fs::path(sc.file).parent_path() / f;
+    p.trace_file = fs::path(f).is_absolute() || fs::exists(f) || !fs::exists(beside) ? f : beside.string();
+  }
+  return p;
+}
+
 }  // namespace
 
 void run_virtual(RunContext& ctx) {
   const scenario::EngineOptions& eo = ctx.sc.engine_options;
-  if (eo.sched != "pinned")
-    throw InputError(fmt::format("{}: engine.sched: '{}' is not implemented (pinned)", ctx.sc.file, eo.sched));
   const std::string w = ctx.sc.workload;
   if (w != "random_mixed" && w != "pcp_churn" && w != "thp_alloc" && w != "usemem")
     throw InputError(fmt::format("{}: workload '{}' does not run on the virtual engine", ctx.sc.file, w));
   VirtualOptions vo;
   vo.slack_ps = eo.slack_ns * 1000;
-  VirtualEngine eng(ctx.machine, vt::load_machine_model(machine_file_path(ctx.sc)), vo);
-  const unsigned n = ctx.machine.nr_cpus();
-  std::vector<TaskOut> outs(n);
+  vo.sched = sched_params(ctx.sc);
+  VirtualEngine eng(ctx.machine, vt::load_machine_model(machine_file_path(ctx.sc)), vo, make_sched_policy(eo.sched, vo.sched));
+  unsigned n = ctx.machine.nr_cpus();
   Phase ph;
   UsememSetup um;
   std::vector<StoreLoops> loops;
   if (w == "usemem") {
-    um = usemem_setup(ctx.machine, ctx.sc.params, n, ctx.seed, ctx.opt.short_mode);
+    um = usemem_setup(ctx.machine, ctx.sc.params, n, ctx.seed, ctx.opt.short_mode, true);
+    n = um.nr_task;
     loops.resize(um.iterations);
     for (StoreLoops& l : loops) l.tasks.resize(n);
   }
+  std::vector<TaskOut> outs(n);
   eng.run(n, [&](E& ex) {
     mm::Mm<E> mm(ctx.machine, ex);
     TaskOut& out = outs[ex.task()];
@@ -207,13 +281,17 @@ void run_virtual(RunContext& ctx) {
       for (size_t it = 0; it < outs[t].usemem.size(); ++it) iterations[it].push_back(outs[t].usemem[it]);
     usemem_metrics(iterations, ctx.machine.nr_nodes(), m);
     m["size_bytes"] = static_cast<double>(um.task.size);
+    m["nr_task"] = n;
     for (size_t it = 0; it < loops.size(); ++it)
       if (loops[it].result)
         for (unsigned h = 0; h < ctx.machine.nr_nodes(); ++h) {
           m[fmt::format("store_dram_util_node{}_it{}", h, it)] = loops[it].result->dram_utilisation[h];
           m[fmt::format("store_local_ns_node{}_it{}", h, it)] = loops[it].result->local_ns[h];
           m[fmt::format("store_remote_ns_node{}_it{}", h, it)] = loops[it].result->remote_ns[h];
+          m[fmt::format("hugepages_surp_node{}_it{}", h, it)] = static_cast<double>(loops[it].surplus_node[h]);
         }
+    scheduler_metrics(eng, n, ph.t1 - ph.t0, m);
+    perf_profile_metrics(eng, n, ph.t1 - ph.t0, m);
   } else if (w == "random_mixed") {
     m["allocs"] = static_cast<double>(mixed.allocs);
     m["frees"] = static_cast<double>(mixed.frees);
@@ -240,8 +318,8 @@ void run_virtual(RunContext& ctx) {
   const vt::MachineModel& mdl = eng.model();
   r.cache.model = fmt::format("software cache model online in virtual-time order; machine {} ({})", mdl.name, mdl.file);
   r.cache.hw_reason = "virtual engine: no hardware counters (modelled machine)";
-  r.notes.push_back(fmt::format("virtual engine: {} tasks on {} vCPUs, policy {}, machine file {}; times are virtual",
-                                n, n, eng.policy().name(), mdl.file));
+  r.notes.push_back(fmt::format("virtual engine: {} tasks on {} vCPUs, scheduler policy {}, machine file {}; times are virtual",
+                                n, ctx.machine.nr_cpus(), eng.policy().name(), mdl.file));
   if (eng.slack_accesses())
     r.notes.push_back(fmt::format("causality slack used: {} accesses ran ahead of the next clock (slack {} ns)",
                                   eng.slack_accesses(), eo.slack_ns));

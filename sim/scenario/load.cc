@@ -12,6 +12,7 @@
 #include "diagnostics.h"
 #include "overrides.h"
 #include "pagesim/error.h"
+#include "pagesim/exec/sched.h"
 #include "pagesim/scenario/units.h"
 #include "sections.h"
 #include "sweep.h"
@@ -40,7 +41,7 @@ void read_engine(const Node& e, const LoadOptions& opt, Scenario& sc) {
     sc.engine = read_choice(e, "engine", names);
     return;
   }
-  const MapView m(e, "engine", {"name", "lock", "pin", "oversubscribe", "track", "lock_stat", "machine_file", "sched", "slack_ns"});
+  const MapView m(e, "engine", {"name", "lock", "pin", "oversubscribe", "track", "lock_stat", "machine_file", "sched", "sched_trace", "slack_ns"});
   sc.engine = read_choice(m.require("name"), m.path("name"), names);
   if (const Node* n = m.get("lock")) sc.engine_options.lock = read_choice(*n, m.path("lock"), {"qspinlock", "ticket", "mutex"});
   if (const Node* n = m.get("pin")) sc.engine_options.pin = read_bool(*n, m.path("pin"));
@@ -48,7 +49,10 @@ void read_engine(const Node& e, const LoadOptions& opt, Scenario& sc) {
   if (const Node* n = m.get("track")) sc.engine_options.track = read_bool(*n, m.path("track"));
   if (const Node* n = m.get("lock_stat")) sc.engine_options.lock_stat = read_bool(*n, m.path("lock_stat"));
   if (const Node* n = m.get("machine_file")) sc.engine_options.machine_file = read_string(*n, m.path("machine_file"));
-  if (const Node* n = m.get("sched")) sc.engine_options.sched = read_choice(*n, m.path("sched"), {"pinned"});
+  if (const Node* n = m.get("sched")) sc.engine_options.sched = read_choice(*n, m.path("sched"), sched_policy_names());
+  if (const Node* n = m.get("sched_trace")) sc.engine_options.sched_trace = read_string(*n, m.path("sched_trace"));
+  if (sc.engine_options.sched == "trace" && sc.engine_options.sched_trace.empty())
+    fail(m.require("sched").pos, m.path("sched"), "the trace policy needs engine.sched_trace, a placement file");
   if (const Node* n = m.get("slack_ns")) sc.engine_options.slack_ns = read_unsigned(*n, m.path("slack_ns"), 0, uint64_t{1} << 40);
 }
 
@@ -88,6 +92,7 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
   if (sc.engine == "virtual") {  // only then, so that other engines' resolved scenarios stay as they were
     r["engine"]["machine_file"] = sc.engine_options.machine_file;
     r["engine"]["sched"] = sc.engine_options.sched;
+    if (!sc.engine_options.sched_trace.empty()) r["engine"]["sched_trace"] = sc.engine_options.sched_trace;
     r["engine"]["slack_ns"] = sc.engine_options.slack_ns;
   }
   r["repeats"] = sc.repeats;

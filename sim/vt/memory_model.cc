@@ -70,7 +70,7 @@ StoreLoopResult store_loop(const MachineModel& m, const std::vector<StoreLoopTas
     for (size_t t = 0; t < tasks.size(); ++t) {
       const double ps = per_store_ps(t);
       if (ps <= 0) continue;
-      const double stores_per_s = 1e12 / ps;
+      const double stores_per_s = 1e12 / ps * tasks[t].cpu_share;
       for (unsigned c = 0; c < nodes; ++c)
         for (unsigned h = 0; h < nodes; ++h) {
           const double bytes = stores_per_s * share[t][c * nodes + h] * m.bytes_per_store_miss;
@@ -88,6 +88,7 @@ StoreLoopResult store_loop(const MachineModel& m, const std::vector<StoreLoopTas
   for (size_t t = 0; t < tasks.size(); ++t)
     r.time_ps[t] = static_cast<ps_t>(std::llround(static_cast<double>(tasks[t].stores) * per_store_ps(t)));
   r.dram_utilisation = u_mem;
+  r.lat_ps = lat;
   for (unsigned h = 0; h < nodes; ++h) {
     r.local_ns.push_back(lat[h * nodes + h] / 1000);
     double worst = 0;
@@ -96,6 +97,22 @@ StoreLoopResult store_loop(const MachineModel& m, const std::vector<StoreLoopTas
     r.remote_ns.push_back(worst);
   }
   return r;
+}
+
+}  // namespace pagesim::vt
+
+namespace pagesim::vt {
+
+double store_ps_on(const MachineModel& m, const StoreLoopResult& r, const std::vector<uint64_t>& pages_per_node,
+                   unsigned cpu_node) {
+  const unsigned nodes = m.geometry.sockets;
+  uint64_t pages = 0;
+  for (uint64_t p : pages_per_node) pages += p;
+  if (!pages) return 0;
+  double ps = 0;
+  for (unsigned h = 0; h < nodes && h < pages_per_node.size(); ++h)
+    ps += static_cast<double>(pages_per_node[h]) / static_cast<double>(pages) * r.lat_ps[cpu_node * nodes + h];
+  return ps / m.mlp;
 }
 
 }  // namespace pagesim::vt

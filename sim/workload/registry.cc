@@ -52,6 +52,7 @@ std::vector<WorkloadInfo> build() {
       "page, SIZE/8 random 8-byte stores, munmap; LKP's throughput, median and free_time",
       {
           {"size", ParamType::size, int64_t{0}, 0, 1e15, {}, "per-task SIZE (0: MemTotal / 2 / tasks, as LKP)"},
+          {"nr_task", ParamType::integer, int64_t{0}, 0, 4096, {}, "usemem -n (0: one per CPU, as LKP's hw_vars; other counts: virtual engine)"},
           {"data_scale", ParamType::integer, int64_t{1}, 1, 1 << 20, {}, "host data region = SIZE / data_scale"},
           {"iterations", ParamType::integer, int64_t{1}, 1, 1000, {}, "case iterations, state carried over (LKP runs 16)"},
           {"mempolicy", ParamType::choice, std::string("local"), {}, {}, {"local", "bind", "preferred", "interleave"},

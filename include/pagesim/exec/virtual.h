@@ -27,6 +27,7 @@
 
 #include <boost/context/fiber.hpp>
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <exception>
@@ -41,6 +42,7 @@
 #include "pagesim/exec/access_counters.h"
 #include "pagesim/exec/exec.h"
 #include "pagesim/exec/lock_stat.h"
+#include "pagesim/exec/sched.h"
 #include "pagesim/mm/machine.h"
 #include "pagesim/vt/machine_model.h"
 
@@ -48,29 +50,9 @@ namespace pagesim {
 
 using vt::ps_t;
 
-// Where tasks run. The engine asks at task start and at every scheduler event; a policy that
-// balances or follows a trace overrides at_event(). Must be deterministic.
-class SchedPolicy {
- public:
-  virtual ~SchedPolicy() = default;
-  virtual std::string_view name() const = 0;
-  virtual unsigned initial_cpu(unsigned task, unsigned nr_cpus) = 0;
-  // The CPU `task` continues on after a scheduler event at virtual time `now`.
-  virtual unsigned at_event(unsigned task, unsigned cpu, ps_t now) {
-    (void)task, (void)now;
-    return cpu;
-  }
-};
-
-// Task i on vCPU i (tasks beyond the vCPUs wrap around).
-class PinnedPolicy final : public SchedPolicy {
- public:
-  std::string_view name() const override { return "pinned"; }
-  unsigned initial_cpu(unsigned task, unsigned nr_cpus) override { return task % nr_cpus; }
-};
-
 struct VirtualOptions {
   ps_t slack_ps = 0;  // a task may run this far past the next clock before it yields
+  SchedParams sched;  // the engine's use: switch cost, parent CPU (the policy has its own copy)
 };
 
 class VirtualEngine;
@@ -103,7 +85,14 @@ class VirtualCpu {
   // Workload side.
   void sys_enter() { sys_t0_ = clock_; }
   void sys_exit() { sys_ps_ += clock_ - sys_t0_; }
+  // Every live task sleeps until the last arrives; all continue at the latest arrival, each
+  // where the policy's wake-up puts it.
   void barrier();
+  // A workload's start as usemem does it: the parent forks every task (the policy's fork
+  // placement, in task order), each child sleeps on the start pipe, and the parent's write
+  // wakes them in a chain: each woken child wakes the next reader (pipe_read's
+  // wake_next_reader, a WF_SYNC wake-up from the child's CPU) once it runs.
+  void start_barrier();
   // Waits until every live task has arrived, without changing any clock: a bookkeeping point
   // for analytic phases that need every task's state (the usemem store loop).
   void rendezvous();
@@ -112,6 +101,11 @@ class VirtualCpu {
   void clear_huge_page(unsigned page_node);
   // Advances the clock by `ps` of work that touches no shared state (analytic phases).
   void advance(ps_t ps) { clock_ += ps; }
+  // User-mode work of `units` units whose cost per unit depends on the node the task runs on
+  // (ps_per_unit[node], picoseconds, fractional). Runs in slices; between slices the task may
+  // be preempted or migrated, so the node can change along the way. Returns the time spent on
+  // each node.
+  std::vector<ps_t> run_user(uint64_t units, const std::vector<double>& ps_per_unit);
   void sync();  // the causality check (public for workloads that compute analytically)
 
   // --- observation ---
@@ -121,6 +115,16 @@ class VirtualCpu {
   const IrqOffStat& irq_off() const { return irqoff_; }
   const AccessCounters& accesses() const { return access_; }
   uint64_t model_accesses() const { return model_accesses_; }
+  ps_t user_ps() const { return user_ps_; }
+  // Virtual time charged at each call site (accesses, work, clearing) and spent spinning for
+  // a lock, by the site that waited: the model's perf-profile.
+  const std::array<ps_t, kNumSites>& site_ps() const { return site_ps_; }
+  const std::array<ps_t, kNumSites>& spin_ps() const { return spin_ps_; }
+  // When the task was last forked (usemem's start_time is taken before the fork).
+  ps_t forked_at() const;
+  uint64_t migrations() const { return nr_migrations_; }       // se.nr_migrations
+  uint64_t involuntary_switches() const { return nr_invol_; }  // nr_involuntary_switches
+  uint64_t voluntary_switches() const { return nr_vol_; }
   void reset_stats();
 
  private:
@@ -129,6 +133,9 @@ class VirtualCpu {
   cache::Outcome model_access(uint64_t line, uint16_t home, AccessKind kind, Site site, LineKind lk);
   void place(unsigned cpu);
   void check_may_schedule(const char* what) const;
+  // A scheduler event: apply a pending migration, or give the CPU to a queued task once the
+  // slice is used up (involuntary switch).
+  void schedule_point();
 
   static constexpr unsigned kMaxDepth = 4;
   VirtualEngine* eng_;
@@ -144,6 +151,10 @@ class VirtualCpu {
   Site irq_site_ = Site::unknown;
   ps_t sys_t0_ = 0, sys_ps_ = 0;
   uint64_t model_accesses_ = 0;
+  ps_t user_ps_ = 0;
+  std::array<ps_t, kNumSites> site_ps_{}, spin_ps_{};
+  uint64_t nr_migrations_ = 0, nr_invol_ = 0, nr_vol_ = 0;
+  int pending_cpu_ = -1;  // a balancer's migration, applied at the next scheduler event
   std::vector<LockStatCpu> lockstat_;
   IrqOffStat irqoff_;
   AccessCounters access_;
@@ -156,15 +167,16 @@ class VirtualEngine {
   // Throws InputError when the machine's shape does not fit the cache model (more sockets
   // or CPUs per node than it holds).
   VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOptions opt = {},
-                std::unique_ptr<SchedPolicy> policy = std::make_unique<PinnedPolicy>());
+                std::unique_ptr<SchedPolicy> policy = make_sched_policy("pinned", {}));
   ~VirtualEngine();
   VirtualEngine(const VirtualEngine&) = delete;
   VirtualEngine& operator=(const VirtualEngine&) = delete;
 
-  // Runs fn(task) for `nr_tasks` tasks, each a fiber, until all return. Tasks keep their
-  // clocks and statistics across runs (a later run continues the virtual timeline). The
-  // first exception a task throws is rethrown here; a deadlock (tasks blocked forever)
-  // throws ModelError.
+  // Runs fn(task) for `nr_tasks` tasks, each a fiber, until all return. More tasks than
+  // vCPUs time-share them (policies with a tick preempt; pinned ones queue until the CPU is
+  // free). Tasks keep their clocks and statistics across runs (a later run continues the
+  // virtual timeline). The first exception a task throws is rethrown here; a deadlock (tasks
+  // blocked forever) throws ModelError.
   void run(unsigned nr_tasks, const std::function<void(VirtualCpu&)>& fn);
 
   mm::Machine& machine() { return m_; }
@@ -180,6 +192,9 @@ class VirtualEngine {
   uint64_t slack_accesses() const { return slack_accesses_; }
   // The cache model's CPU of vCPU c (its node's socket, its index within the node).
   unsigned model_cpu(unsigned c) const { return model_cpu_[c]; }
+  const Runqueues& runqueues() const { return rq_; }
+  // Per vCPU, the virtual time some task ran on it.
+  const std::vector<ps_t>& cpu_busy_ps() const { return cpu_busy_; }
 
  private:
   friend class VirtualCpu;
@@ -202,9 +217,20 @@ class VirtualEngine {
   void sync(VirtualCpu& t);
   void block(VirtualCpu& t);  // switch to the scheduler without being runnable
   void yield(VirtualCpu& t);  // runnable again at its clock
-  void barrier(VirtualCpu& t, bool same_clock);
-  void release_barrier(bool same_clock, const VirtualCpu* caller);
+  enum class BarrierKind { plain, rendezvous, start };
+  void barrier(VirtualCpu& t, BarrierKind kind);
+  void release_barrier(const VirtualCpu* caller);
+  void fork_all(const std::vector<unsigned>& ids, ps_t now);
+  void wake_one(unsigned id, unsigned waker_cpu, ps_t now);
+  void wake_next(VirtualCpu& waker);  // the start pipe's chain
   void finished(VirtualCpu& t);
+  // Run queues: a task needs its CPU (it may queue and block), leaves it (the next queued
+  // task is dispatched), or is put there by a wake-up or a balancer.
+  void enter_cpu(VirtualCpu& t);
+  void leave_cpu(VirtualCpu& t);
+  bool enqueue(VirtualCpu& t, ps_t now);  // true: it got the CPU and is runnable
+  void dispatch(unsigned cpu, ps_t now);
+  void tick();
   LockState& lock_state(uint32_t id) { return locks_[id]; }
   unsigned active_clears(unsigned node, ps_t now);
 
@@ -218,7 +244,12 @@ class VirtualEngine {
   std::priority_queue<Key, std::vector<Key>, std::greater<>> ready_;
   std::vector<LockState> locks_;
   std::vector<unsigned> barrier_waiting_;
-  bool barrier_same_clock_ = true;
+  BarrierKind barrier_kind_ = BarrierKind::plain;
+  std::deque<unsigned> pipe_readers_;  // the start pipe's sleepers, woken in this order
+  Runqueues rq_;
+  std::vector<ps_t> cpu_busy_;
+  ps_t next_tick_ = 0;
+  std::vector<Migration> migrations_;  // scratch for tick()
   unsigned live_ = 0;
   uint64_t slack_accesses_ = 0;
   std::vector<std::vector<ClearInterval>> clears_;  // per node

@@ -42,7 +42,8 @@ struct EngineOptions {
   bool track = true;               // count and log cache-line accesses
   bool lock_stat = true;           // lock_stat and IRQ-off statistics (native)
   std::string machine_file;        // virtual: the machine file ("" = machines/icx-8358-2s.yaml)
-  std::string sched = "pinned";    // virtual: the scheduler policy
+  std::string sched = "pinned";    // virtual: the scheduler policy (pagesim/exec/sched.h)
+  std::string sched_trace;         // virtual: the trace policy's placement file
   uint64_t slack_ns = 0;           // virtual: causality slack (0 = strict)
 };
 

@@ -27,6 +27,7 @@ struct StoreLoopTask {
   uint64_t stores = 0;
   std::vector<uint64_t> pages_per_node;  // the task's pages by home node
   std::vector<double> residency;         // share of the loop spent on each node (sums to 1)
+  double cpu_share = 1;                  // the share of its CPU it gets (1 / tasks on that CPU)
 };
 
 struct StoreLoopResult {
@@ -35,8 +36,14 @@ struct StoreLoopResult {
   std::vector<double> dram_utilisation;  // per node, at the fixed point
   std::vector<double> local_ns;     // per node: loaded latency of a local store miss
   std::vector<double> remote_ns;    // per home node: loaded latency of a remote store miss
+  std::vector<double> lat_ps;       // [cpu node * nodes + home node]: loaded miss latency
   unsigned iterations = 0;          // of the fixed-point solve
 };
+
+// The cost of one store of a task with `pages_per_node` while it runs on `cpu_node`, at the
+// latencies of `r` (picoseconds, the MLP applied).
+double store_ps_on(const MachineModel& m, const StoreLoopResult& r, const std::vector<uint64_t>& pages_per_node,
+                   unsigned cpu_node);
 
 // All tasks run their loops at the same time (the LKP case after the fault burst).
 StoreLoopResult store_loop(const MachineModel& m, const std::vector<StoreLoopTask>& tasks);

@@ -38,7 +38,12 @@ struct UsememTaskResult {
   uint64_t pages = 0;
   uint64_t remote_pages = 0;  // faulted pages on another node than the task's CPU
   unsigned reserve_node = 0;  // the CPU's node at mmap (where gather_surplus_pages allocated)
+  unsigned fault_node = 0;    // the CPU's node at the first fault
   std::vector<uint64_t> fault_node_pages;  // pages per node
+  // The share of the stores that went to another node than the CPU's, when the engine knows
+  // where the task ran during the loop (virtual); < 0: use remote_pages / pages.
+  double remote_store_share = -1;
+  std::vector<uint64_t> store_node_ps;  // virtual: store-loop time spent on each node
   uint64_t sys_ns = 0, user_ns = 0;
 };
 
@@ -85,6 +90,7 @@ class UsememTask {
     if (r_.failed) return;
     const uint64_t chunk = data_.bytes() / npages_;
     pages_.reserve(npages_);
+    r_.fault_node = ex_.node();
     for (uint64_t i = 0; i < npages_; ++i) {
       ex_.sys_enter();
       mm::Page* page = h_.alloc_huge_page(p_.policy, i);
@@ -101,6 +107,7 @@ class UsememTask {
         std::memset(reinterpret_cast<char*>(data_.words()) + i * chunk, 0, chunk);
       h_.hugepage_add_new_anon_rmap(page);
       ex_.sys_exit();
+      ex_.cond_resched(Site::clear_huge_page);  // clear_huge_page's cond_resched per subpage
       pages_.push_back(page);
       const unsigned nid = mm::page_to_nid(page);
       r_.fault_node_pages[nid]++;
