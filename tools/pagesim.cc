@@ -61,6 +61,12 @@ int main(int argc, char** argv) {
   demo->add_option("--ops", ops, "operations per preset")->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   demo->add_option("--seed", seed, "random seed");
 
+  cli::CalibrateArgs ca;
+  auto* calibrate = app.add_subcommand("calibrate", with_example("Measure this host (latencies, bandwidth, lock, topology) into a machine file for the virtual engine.",
+                                                                 "pagesim calibrate --out host.yaml"));
+  calibrate->add_option("--out", ca.out, "machine file to write (default: host.yaml; never inside the shipped machines/)");
+  calibrate->add_flag("--quick", ca.quick, "small buffers and few repetitions: seconds, indicative figures only");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -76,6 +82,7 @@ int main(int argc, char** argv) {
       return cli::plot(plot_json, plot_out);
     }
     if (*demo) return cli::demo(ops, seed);
+    if (*calibrate) return cli::calibrate(ca);
   } catch (const InputError& e) {
     fmt::print(stderr, "pagesim: {}\n", e.what());
     return 2;

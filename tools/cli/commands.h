@@ -30,4 +30,11 @@ int plot(const std::string& json_file, const std::string& out_dir);
 // The built-in experiment that predates scenario files (kept for quick checks).
 int demo(uint64_t ops, uint64_t seed);
 
+// Measures this host into a machine file at `out` (never inside the shipped machines/).
+struct CalibrateArgs {
+  std::string out = "host.yaml";
+  bool quick = false;  // small buffers, few repetitions: seconds, indicative figures
+};
+int calibrate(const CalibrateArgs& a);
+
 }  // namespace pagesim::cli

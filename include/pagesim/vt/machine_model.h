@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pagesim/cache/geometry.h"
@@ -77,5 +78,15 @@ MachineModel parse_machine_model(const std::string& yaml, const std::string& nam
 
 // The shipped machine file of the kernel test robot's box (the source tree's machines/).
 std::string default_machine_file();
+
+// The values of `m` as the machine file writes them, in file order, one per line of the file,
+// keyed by dotted path: "name", "topology.sockets", "caches.l1d" ("{size: 48K, ways: 12}"),
+// "memory.loaded_latency" (a flow list), ... Nanoseconds keep three decimals (exact for
+// picoseconds), bandwidths and utilisations six.
+std::vector<std::pair<std::string, std::string>> machine_file_values(const MachineModel& m);
+// The machine file of `m` (no comments). The inverse of parse_machine_model for files whose
+// bandwidths and utilisations have at most six decimals (the shipped ones): parsing the text
+// gives back the model that was rendered.
+std::string render_machine_model(const MachineModel& m);
 
 }  // namespace pagesim::vt

@@ -1,0 +1,104 @@
+// `pagesim calibrate`: a machine file for THIS host, from what one process can measure on it
+// (pointer-chase latencies, memset bandwidth, an uncontended lock, the core clock) and what
+// Linux reports (topology and caches from /sys). Everything it cannot measure gets a fallback
+// value that is written down with the reason, never a silent copy of the shipped machine.
+//
+// Host figures are measurements on a possibly shared, virtualised box: they vary from run to
+// run. docs/machine-model.md ("pagesim calibrate") describes each measurement and fallback.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "pagesim/vt/machine_model.h"
+
+namespace pagesim::vt {
+
+// What Linux says about this host: online CPUs and their placement, and the caches cpu0 sees.
+struct HostTopology {
+  unsigned cpus = 1;  // sysconf(_SC_NPROCESSORS_ONLN) == sockets * cores_per_socket * threads_per_core
+  unsigned sockets = 1, cores_per_socket = 1, threads_per_core = 1;
+  // Size in bytes and associativity; bytes == 0 when /sys does not list the level.
+  struct Cache {
+    uint64_t bytes = 0;
+    uint32_t ways = 0;
+  };
+  Cache l1d, l2, llc;  // the LLC is the L3 instance cpu0 uses (one CCX on multi-CCX parts)
+  std::string cpu_model;  // /proc/cpuinfo "model name", "" if absent
+  double cpuinfo_mhz = 0;  // /proc/cpuinfo "cpu MHz" of the first CPU, 0 if absent
+  bool from_sysfs = true;  // false: /sys topology was unreadable, 1 socket x cpus cores assumed
+};
+
+// Reads /sys/devices/system/cpu and /proc/cpuinfo. Never throws: what it cannot read stays at
+// the defaults above (and from_sysfs says whether the placement was read).
+HostTopology read_host_topology();
+
+// How long and how big the measurements are. The defaults are the real run; quick() is for
+// tests and smoke checks (figures then are indicative only: the DRAM buffer may fit the LLC).
+struct CalibrateOptions {
+  uint64_t dram_chase_bytes = 512ull << 20;  // the DRAM pointer chase's buffer
+  uint64_t clear_bytes = 512ull << 20;       // the memset buffer, split across the threads
+  unsigned dram_min_llc_multiple = 4;        // both buffers at least this many LLCs (0: no floor)
+  uint64_t chase_steps = 2'000'000;          // dependent loads timed per run
+  uint64_t lock_pairs = 10'000'000;          // lock+unlock pairs timed per run
+  uint64_t clock_adds = 64'000'000;          // dependent adds timed per run (core clock)
+  unsigned runs = 5;                         // timed figures: the median of this many runs (the clock: the fastest)
+  uint64_t seed = 1;                         // the chase permutations' RNG seed
+  // Told what is being measured next, e.g. for a progress line; may be empty.
+  std::function<void(const std::string&)> progress;
+
+  static CalibrateOptions quick();
+};
+
+// A figure of the machine file that was not measured: its dotted key ("latency.dram_remote_ns"),
+// why not, and why the value written instead was chosen.
+struct NotMeasured {
+  std::string key;
+  std::string reason;
+  std::string why_value;
+};
+
+// A figure that was measured (or read from the OS), and how.
+struct Measured {
+  std::string key;
+  std::string how;
+};
+
+struct Calibration {
+  HostTopology host;
+  // The raw measurements: ns per dependent load at each level, core clock, memset GB/s by one
+  // thread and by all CPUs at once, ns per uncontended lock+unlock pair.
+  double l1_ns = 0, l2_ns = 0, llc_ns = 0, dram_ns = 0;
+  double clock_ghz = 0;  // 0: not timed (not x86-64)
+  double clear_gbs_one = 0, clear_gbs_all = 0;
+  double lock_pair_ns = 0;
+  // Every value of the machine file, measured or fallback; name "host" until the caller
+  // names it.
+  MachineModel model;
+  // Every key of machine_file_values() but "name" is in exactly one of these two lists.
+  std::vector<Measured> measured;
+  std::vector<NotMeasured> not_measured;
+};
+
+// Measures this host (seconds with the defaults; the process should be otherwise idle) and
+// fills in the fallbacks. Throws std::runtime_error when a buffer cannot be mapped or a thread
+// cannot be started.
+Calibration calibrate(const CalibrateOptions& opt = {});
+
+// The machine file of `c`: a comment block (host, how each value was measured, then one
+// "# not measured: <key>: <reason>; value written: <v> (assumed, <why>)" line per fallback)
+// over render_machine_model(c.model). It loads with parse_machine_model.
+std::string render_calibration(const Calibration& c);
+
+// For the terminal: every measured key with its value and how, then the not-measured list in
+// the file's words.
+std::string calibration_summary(const Calibration& c);
+
+// Throws InputError when `out` resolves (symlinks, "..", relative to the working directory) to
+// the shipped machines directory (that of default_machine_file()) or a path inside it:
+// calibration output never replaces or adds to the source tree's machine files.
+void refuse_shipped_machines_dir(const std::string& out);
+
+}  // namespace pagesim::vt

@@ -1,0 +1,297 @@
+// Measuring this host for `pagesim calibrate`: pointer chases, memset bandwidth, an uncontended
+// lock and the core clock, each the median of several runs. The figures one process on one
+// socket cannot measure get fallbacks in calibrate_fallbacks.cc.
+#include "pagesim/vt/calibrate.h"
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <thread>
+
+#include "calibrate_fallbacks.h"
+#include "pagesim/rng.h"
+#include "pagesim/scenario/units.h"
+
+namespace pagesim::vt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint64_t kHugePage = 2ull << 20;
+constexpr uint64_t kPage = 4096;
+
+double ns_since(Clock::time_point t0) { return std::chrono::duration<double, std::nano>(Clock::now() - t0).count(); }
+
+// The loads and stores being timed must happen: the optimiser sees `p` and memory escape here.
+inline void keep(const void* p) { asm volatile("" : : "r"(p) : "memory"); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+template <class Fn>
+double median_of(unsigned runs, Fn once) {
+  std::vector<double> v;
+  for (unsigned r = 0; r < std::max(runs, 1u); ++r) v.push_back(once(r));
+  return median(std::move(v));
+}
+
+std::string size_text(uint64_t bytes) { return scenario::format_size(static_cast<int64_t>(bytes)); }
+
+// Anonymous memory, 2 MiB aligned and advised MADV_HUGEPAGE: with transparent huge pages, a
+// random walk over it rarely misses the TLB, so the chase times the memory, not page walks.
+class Buffer {
+ public:
+  explicit Buffer(uint64_t bytes) : bytes_((bytes + kHugePage - 1) / kHugePage * kHugePage), mapped_(bytes_ + kHugePage) {
+    map_ = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map_ == MAP_FAILED)
+      throw std::runtime_error(fmt::format("calibrate: cannot map {} of memory: {}", size_text(mapped_), std::strerror(errno)));
+    const uintptr_t a = reinterpret_cast<uintptr_t>(map_);
+    data_ = reinterpret_cast<char*>((a + kHugePage - 1) / kHugePage * kHugePage);
+    (void)::madvise(data_, bytes_, MADV_HUGEPAGE);  // best effort: without THP the figures include page walks
+  }
+  ~Buffer() { ::munmap(map_, mapped_); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  char* data() const { return data_; }
+
+ private:
+  uint64_t bytes_, mapped_;
+  void* map_ = nullptr;
+  char* data_ = nullptr;
+};
+
+// --------------------------------------------------------------- latency: pointer chase
+
+struct alignas(64) ChaseNode {
+  const ChaseNode* next;
+  uint64_t to;  // Sattolo's permutation, before it becomes `next`
+};
+static_assert(sizeof(ChaseNode) == 64, "one node per cache line");
+
+// Median ns per dependent load over a random cyclic permutation of the 64-byte lines of a
+// `bytes` buffer. Sattolo's algorithm makes one cycle through every line, so a lap touches each
+// once, in an order no prefetcher can follow.
+double chase_ns(uint64_t bytes, const CalibrateOptions& opt) {
+  const uint64_t n = std::max<uint64_t>(2, bytes / sizeof(ChaseNode));
+  Buffer buf(n * sizeof(ChaseNode));
+  ChaseNode* nodes = reinterpret_cast<ChaseNode*>(buf.data());
+  for (uint64_t i = 0; i < n; ++i) ::new (nodes + i) ChaseNode{nullptr, i};
+  Rng rng(opt.seed, /*stream=*/n);
+  for (uint64_t i = n - 1; i > 0; --i) std::swap(nodes[i].to, nodes[rng.below(i)].to);
+  for (uint64_t i = 0; i < n; ++i) nodes[i].next = nodes + nodes[i].to;
+
+  const ChaseNode* p = nodes;
+  const auto walk = [&p](uint64_t steps) {
+    for (uint64_t i = 0; i < steps; i += 8) {  // unrolled: the loop's own work stays off the chain
+      p = p->next; p = p->next; p = p->next; p = p->next;
+      p = p->next; p = p->next; p = p->next; p = p->next;
+    }
+    keep(p);
+  };
+  const uint64_t steps = std::max<uint64_t>(8, opt.chase_steps / 8 * 8);
+  walk(std::min(n, steps));  // warm: a small buffer is then in its cache level
+  return median_of(opt.runs, [&](unsigned) {
+    const Clock::time_point t0 = Clock::now();
+    walk(steps);
+    return ns_since(t0) / static_cast<double>(steps);
+  });
+}
+
+// --------------------------------------------------------------- bandwidth: memset
+
+// Clears page by page, as clear_huge_page clears its subpages: each memset is 4 KiB, below any
+// size at which the C library switches to non-temporal stores.
+void clear_pages(char* p, uint64_t bytes, int value) {
+  for (uint64_t off = 0; off < bytes; off += kPage) std::memset(p + off, value, kPage);
+  keep(p);
+}
+
+// Median GB/s of `threads` threads clearing their shares of `bytes` at once: all bytes cleared
+// over the span from the first start to the last finish.
+double clear_gbs(unsigned threads, uint64_t bytes, unsigned runs) {
+  runs = std::max(runs, 1u);
+  const uint64_t share = std::max(kPage, bytes / threads / kPage * kPage);
+  Buffer buf(share * threads);
+  std::vector<Clock::time_point> start(size_t{threads} * runs), end(size_t{threads} * runs);
+  std::barrier sync(threads);
+  const auto body = [&](unsigned t) {
+    char* mine = buf.data() + t * share;
+    clear_pages(mine, share, 1);  // faults its pages in, outside the timing
+    for (unsigned r = 0; r < runs; ++r) {
+      sync.arrive_and_wait();
+      start[r * threads + t] = Clock::now();
+      clear_pages(mine, share, static_cast<int>(r));
+      end[r * threads + t] = Clock::now();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(body, t);
+  for (std::thread& th : pool) th.join();
+  return median_of(runs, [&](unsigned r) {
+    const auto first = std::min_element(start.begin() + r * threads, start.begin() + (r + 1) * threads);
+    const auto last = std::max_element(end.begin() + r * threads, end.begin() + (r + 1) * threads);
+    const double ns = std::chrono::duration<double, std::nano>(*last - *first).count();
+    return static_cast<double>(share * threads) / ns;  // bytes per ns == GB/s
+  });
+}
+
+// --------------------------------------------------------------- lock and clock
+
+// Median ns per uncontended lock+unlock pair, taken as the kernel's queued_spin_lock fast path
+// takes it: a test-and-set by compare-exchange 0 -> 1, then a release store of 0.
+double lock_pair_ns(uint64_t pairs, unsigned runs) {
+  alignas(64) std::atomic<uint32_t> word{0};
+  keep(&word);
+  pairs = std::max<uint64_t>(pairs, 1);
+  return median_of(runs, [&](unsigned) {
+    const Clock::time_point t0 = Clock::now();
+    for (uint64_t i = 0; i < pairs; ++i) {
+      uint32_t expected = 0;
+      word.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed);
+      word.store(0, std::memory_order_release);
+    }
+    return ns_since(t0) / static_cast<double>(pairs);
+  });
+}
+
+// GHz of this core: a chain of dependent adds retires one per cycle on every x86-64 core. The
+// addend is a register, not an immediate, so the chain cannot be folded at rename. The fastest
+// run counts: preemption only ever slows a run, and an undisturbed one is exact. 0 on other
+// architectures.
+double clock_ghz(uint64_t adds, unsigned runs) {
+#if defined(__x86_64__)
+  const uint64_t loops = std::max<uint64_t>(1, adds / 256);
+  double best = 0;
+  for (unsigned r = 0; r < runs; ++r) {
+    uint64_t x = 0;
+    const uint64_t one = 1;
+    const Clock::time_point t0 = Clock::now();
+    for (uint64_t i = 0; i < loops; ++i) asm volatile(".rept 256\n\tadd %1, %0\n\t.endr" : "+r"(x) : "r"(one));
+    best = std::max(best, static_cast<double>(loops * 256) / ns_since(t0));
+  }
+  return best;
+#else
+  (void)adds;
+  (void)runs;
+  return 0;
+#endif
+}
+
+ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 10)) * 100; }  // 0.1 ns: all a VM resolves
+double round2(double v) { return std::round(v * 100) / 100; }
+
+// A measured figure and how, told in the file's comments.
+using Note = std::function<void(std::string key, std::string how)>;
+
+void measure_clock(Calibration& c, const CalibrateOptions& opt) {
+  c.clock_ghz = clock_ghz(opt.clock_adds, opt.runs);
+  if (c.clock_ghz <= 0) return frequency_fallback(c);
+  c.model.freq_mhz = static_cast<uint32_t>(std::llround(c.clock_ghz * 1000));
+  c.measured.push_back({"frequency_ghz", fmt::format("a chain of {} dependent register adds, one per cycle; fastest of {} runs "
+                                                     "(/proc/cpuinfo: {} MHz)", opt.clock_adds, opt.runs, c.host.cpuinfo_mhz)});
+}
+
+void measure_latencies(Calibration& c, const CalibrateOptions& opt, const Note& note) {
+  MachineModel& m = c.model;
+  const double ghz = m.freq_mhz / 1000.0;
+  const uint64_t l1 = m.geometry.l1d.bytes(), l2 = m.geometry.l2.bytes(), llc = m.geometry.llc.bytes();
+  // The LLC chase: four L2s, at most half the LLC. A VM's share of a shared L3 can be far
+  // below what /sys reports (the development VM's 32 MiB L3 behaves like 4-8 MiB); a quarter
+  // of the loads may hit the L2 instead.
+  const uint64_t llc_chase = std::min(4 * l2, llc / 2);
+  const uint64_t dram_chase = std::max(opt.dram_chase_bytes, opt.dram_min_llc_multiple * llc);
+  const auto chase = [&](const char* level, uint64_t bytes) {
+    if (opt.progress) opt.progress(fmt::format("{} pointer chase over {}", level, size_text(bytes)));
+    return chase_ns(bytes, opt);
+  };
+  c.l1_ns = chase("L1d", l1 / 2);
+  c.l2_ns = chase("L2", l2 / 2);
+  c.llc_ns = chase("LLC", llc_chase);
+  c.dram_ns = chase("DRAM", dram_chase);
+  using cache::Outcome;
+  const auto set = [&](Outcome o, ps_t ps) { m.latency_ps[static_cast<unsigned>(o)] = ps; };
+  const auto cycles = [&](double ns) { return static_cast<uint64_t>(std::max<int64_t>(1, std::llround(ns * ghz))); };
+  set(Outcome::l1, m.cycles_to_ps(cycles(c.l1_ns)));
+  set(Outcome::l2, m.cycles_to_ps(cycles(c.l2_ns)));
+  set(Outcome::llc_local, ns_to_ps(c.llc_ns));
+  set(Outcome::dram_local, ns_to_ps(c.dram_ns));
+  set(Outcome::prefetch, 0);
+  const uint64_t steps = std::max<uint64_t>(8, opt.chase_steps / 8 * 8);
+  note("latency.l1_cycles", fmt::format("{:.2f} ns x {} GHz; chase over {} (half the L1d), {} loads", c.l1_ns, ghz, size_text(l1 / 2), steps));
+  note("latency.l2_cycles", fmt::format("{:.2f} ns x {} GHz; chase over {} (half the L2), {} loads", c.l2_ns, ghz, size_text(l2 / 2), steps));
+  note("latency.llc_local_ns", fmt::format("chase over {} (4x the L2, at most half the LLC), {} loads", size_text(llc_chase), steps));
+  note("latency.dram_local_ns", fmt::format("chase over {}, {} loads", size_text(dram_chase), steps));
+}
+
+void measure_lock(Calibration& c, const CalibrateOptions& opt, const Note& note) {
+  if (opt.progress) opt.progress("uncontended lock+unlock");
+  const double ghz = c.model.freq_mhz / 1000.0;
+  c.lock_pair_ns = lock_pair_ns(opt.lock_pairs, opt.runs);
+  c.model.lock_uncontended_cycles = static_cast<uint32_t>(std::llround(c.lock_pair_ns * ghz));
+  note("locks.uncontended_cycles", fmt::format("{:.2f} ns x {} GHz per lock+unlock pair (compare-exchange 0 -> 1, release store of 0: "
+                                               "the qspinlock fast path), {} pairs", c.lock_pair_ns, ghz, opt.lock_pairs));
+}
+
+void measure_bandwidth(Calibration& c, const CalibrateOptions& opt, const Note& note) {
+  MachineModel& m = c.model;
+  const unsigned cpus = c.host.cpus, sockets = m.geometry.sockets;
+  const uint64_t bytes = std::max(opt.clear_bytes, opt.dram_min_llc_multiple * m.geometry.llc.bytes());
+  if (opt.progress) opt.progress(fmt::format("memset of {} by one thread", size_text(bytes)));
+  c.clear_gbs_one = clear_gbs(1, bytes, opt.runs);
+  if (opt.progress) opt.progress(fmt::format("memset of {} by {} threads at once", size_text(bytes), cpus));
+  c.clear_gbs_all = clear_gbs(cpus, bytes, opt.runs);
+  m.clear_bw_bytes_per_s = round2(c.clear_gbs_one) * 1e9;
+  m.dram_bw_bytes_per_s = round2(c.clear_gbs_all / sockets) * 1e9;
+  note("memory.clear_bandwidth_per_thread_gbs", fmt::format("one thread memsets {} in 4 KiB pieces, as clear_huge_page clears", size_text(bytes)));
+  note("memory.dram_bandwidth_per_socket_gbs",
+       fmt::format("{} threads, one per online CPU, memset their shares of {} at once (first start to last finish) / {} socket(s); "
+                   "bytes written, a lower bound on DRAM traffic (read-for-ownership can double it)", cpus, size_text(bytes), sockets));
+}
+
+}  // namespace
+
+CalibrateOptions CalibrateOptions::quick() {
+  CalibrateOptions o;
+  o.dram_chase_bytes = 32ull << 20;
+  o.dram_min_llc_multiple = 0;
+  o.chase_steps = 200'000;
+  o.clear_bytes = 32ull << 20;
+  o.lock_pairs = 200'000;
+  o.clock_adds = 4'000'000;
+  o.runs = 3;
+  return o;
+}
+
+Calibration calibrate(const CalibrateOptions& options) {
+  CalibrateOptions opt = options;
+  opt.runs = std::max(opt.runs, 1u);
+  Calibration c;
+  c.host = read_host_topology();
+  c.model.name = "host";
+  describe_topology(c);  // geometry and caches from c.host, with fallbacks for what /sys lacks
+  const Note note = [&](std::string key, std::string how) {
+    c.measured.push_back({std::move(key), fmt::format("{}; median of {} runs", how, opt.runs)});
+  };
+  if (opt.progress) opt.progress("core clock (dependent adds)");
+  measure_clock(c, opt);  // first: the cycle figures below are converted with it
+  measure_latencies(c, opt, note);
+  measure_lock(c, opt, note);
+  measure_bandwidth(c, opt, note);
+  apply_fallbacks(c);
+  return c;
+}
+
+}  // namespace pagesim::vt

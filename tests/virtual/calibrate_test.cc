@@ -1,0 +1,151 @@
+// `pagesim calibrate`: the machine file it writes loads, describes this host's CPUs, and says
+// which figures were not measured. Nothing here depends on a timing: the measured values vary
+// from run to run and are only required to be in the file.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "pagesim/error.h"
+#include "pagesim/report/report.h"
+#include "pagesim/vt/calibrate.h"
+
+namespace pagesim::vt {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Calibrate : public ::testing::Test {
+ protected:
+  // One quick calibration for the suite: the measurements take about a second.
+  static void SetUpTestSuite() { calibration_ = new Calibration(calibrate(CalibrateOptions::quick())); }
+  static void TearDownTestSuite() {
+    delete calibration_;
+    calibration_ = nullptr;
+  }
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("pagesim_calibrate_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static const Calibration& cal() { return *calibration_; }
+  fs::path dir_;
+
+ private:
+  static Calibration* calibration_;
+};
+
+Calibration* Calibrate::calibration_ = nullptr;
+
+unsigned online_cpus() { return static_cast<unsigned>(::sysconf(_SC_NPROCESSORS_ONLN)); }
+
+TEST_F(Calibrate, QuickRunWritesAMachineFileThatLoads) {
+  const std::string path = (dir_ / "host.yaml").string();
+  report::write_file_atomic(path, render_calibration(cal()));
+  const MachineModel m = load_machine_model(path);
+  EXPECT_EQ(read_text(path).rfind("# ", 0), 0u);  // the header of measured and not-measured figures
+  EXPECT_EQ(m.name, "host");
+  EXPECT_EQ(m.geometry.cpus(), online_cpus());
+  // Not measured, and written as the single idle point rather than some other machine's shape.
+  ASSERT_EQ(m.loaded_latency.size(), 1u);
+  EXPECT_EQ(m.loaded_latency[0].utilisation, 0);
+  EXPECT_EQ(m.loaded_latency[0].extra_ps, 0u);
+}
+
+TEST_F(Calibrate, TopologyMatchesTheOnlineCpuCount) {
+  const HostTopology h = read_host_topology();
+  EXPECT_EQ(h.cpus, online_cpus());
+  EXPECT_EQ(h.sockets * h.cores_per_socket * h.threads_per_core, online_cpus());
+}
+
+TEST_F(Calibrate, EveryNotMeasuredKeyIsListedInTheFileAndTheSummary) {
+  const std::string text = render_calibration(cal());
+  const std::string summary = calibration_summary(cal());
+  std::set<std::string> listed;
+  for (const NotMeasured& n : cal().not_measured) {
+    listed.insert(n.key);
+    EXPECT_NE(text.find("# not measured: " + n.key + ": "), std::string::npos) << n.key;
+    EXPECT_NE(summary.find("not measured: " + n.key + ": "), std::string::npos) << n.key;
+    EXPECT_FALSE(n.reason.empty()) << n.key;
+    EXPECT_FALSE(n.why_value.empty()) << n.key;
+  }
+  // What one process on a 1-socket, 2-core VM cannot measure is never passed off as measured.
+  for (const char* key : {"latency.dram_remote_ns", "latency.hitm_remote_ns", "memory.upi_bandwidth_gbs",
+                          "memory.loaded_latency", "memory.mlp", "caches.snoop_filter"})
+    EXPECT_TRUE(listed.count(key)) << key;
+}
+
+TEST_F(Calibrate, EveryValueOfTheFileIsEitherMeasuredOrListedAsNot) {
+  std::set<std::string> measured, not_measured;
+  for (const Measured& x : cal().measured) measured.insert(x.key);
+  for (const NotMeasured& n : cal().not_measured) not_measured.insert(n.key);
+  for (const auto& [key, value] : machine_file_values(cal().model)) {
+    if (key == "name") continue;
+    EXPECT_NE(measured.count(key) + not_measured.count(key), 0u) << key << " is neither measured nor listed";
+    EXPECT_FALSE(measured.count(key) && not_measured.count(key)) << key << " is both";
+  }
+}
+
+TEST_F(Calibrate, RendersTheShippedMachineBackToTheSameModel) {
+  const MachineModel a = load_machine_model(default_machine_file());
+  const MachineModel b = parse_machine_model(render_machine_model(a), "rendered.yaml");
+  EXPECT_EQ(b.name, a.name);
+  EXPECT_EQ(b.geometry.sockets, a.geometry.sockets);
+  EXPECT_EQ(b.geometry.cores_per_socket, a.geometry.cores_per_socket);
+  EXPECT_EQ(b.geometry.threads_per_core, a.geometry.threads_per_core);
+  EXPECT_EQ(b.geometry.l1d, a.geometry.l1d);
+  EXPECT_EQ(b.geometry.l2, a.geometry.l2);
+  EXPECT_EQ(b.geometry.llc, a.geometry.llc);
+  EXPECT_EQ(b.geometry.snoop_filter, a.geometry.snoop_filter);
+  EXPECT_EQ(b.freq_mhz, a.freq_mhz);
+  EXPECT_EQ(b.latency_ps, a.latency_ps);
+  EXPECT_EQ(b.mlp, a.mlp);
+  EXPECT_EQ(b.stream_mlp, a.stream_mlp);
+  EXPECT_EQ(b.dram_bw_bytes_per_s, a.dram_bw_bytes_per_s);
+  EXPECT_EQ(b.upi_bw_bytes_per_s, a.upi_bw_bytes_per_s);
+  EXPECT_EQ(b.clear_bw_bytes_per_s, a.clear_bw_bytes_per_s);
+  EXPECT_EQ(b.bytes_per_store_miss, a.bytes_per_store_miss);
+  ASSERT_EQ(b.loaded_latency.size(), a.loaded_latency.size());
+  for (size_t i = 0; i < a.loaded_latency.size(); ++i) {
+    EXPECT_EQ(b.loaded_latency[i].utilisation, a.loaded_latency[i].utilisation) << i;
+    EXPECT_EQ(b.loaded_latency[i].extra_ps, a.loaded_latency[i].extra_ps) << i;
+  }
+  EXPECT_EQ(b.lock_line_same_ps, a.lock_line_same_ps);
+  EXPECT_EQ(b.lock_line_cross_ps, a.lock_line_cross_ps);
+  EXPECT_EQ(b.mcs_write_same_ps, a.mcs_write_same_ps);
+  EXPECT_EQ(b.mcs_write_cross_ps, a.mcs_write_cross_ps);
+  EXPECT_EQ(b.lock_uncontended_cycles, a.lock_uncontended_cycles);
+}
+
+TEST_F(Calibrate, RefusesToWriteIntoTheShippedMachinesDirectory) {
+  const fs::path shipped = default_machine_file();
+  const fs::path dir = shipped.parent_path();
+  const fs::path link = dir_ / "link";
+  fs::create_directory_symlink(fs::absolute(dir), link);
+  for (const fs::path& p : {shipped, dir / "host.yaml", dir, dir / "sub" / ".." / "new.yaml", link / "host.yaml"}) {
+    try {
+      refuse_shipped_machines_dir(p.string());
+      ADD_FAILURE() << "accepted " << p;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("shipped machines directory"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(refuse_shipped_machines_dir((dir_ / "host.yaml").string()));
+  EXPECT_NO_THROW(refuse_shipped_machines_dir(dir.string() + "-not/host.yaml"));
+}
+
+}  // namespace
+}  // namespace pagesim::vt
