@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "compare_rows.h"
@@ -17,7 +18,8 @@ constexpr int kAbsWidth = 10, kRelWidth = 10, kErrWidth = 6;
 
 // Stat bases in display order: the test's own stats first, as sort_stats puts them.
 int base_rank(const std::string& stat) {
-  if (stat.starts_with("pagesim.")) return 0;
+  for (const char* own : {"vm-scalability.", "time.", "perf-stat.", "perf-profile.", "mpstat.", "pagesim."})
+    if (stat.starts_with(own)) return 0;
   if (stat.starts_with("lock_stat.")) return 1;
   if (stat.starts_with("cache.")) return 2;
   return 3;
@@ -74,9 +76,26 @@ void block_header(std::string& out, const CompareBlock& b) {
 
 }  // namespace
 
+// The robot's stat name of a metric, so that the table diffs line by line against its e-mail;
+// metrics the robot does not report keep the pagesim. prefix.
+std::string stat_name(const std::string& metric) {
+  static const std::map<std::string, std::string> kLkp{
+      {"throughput_kib_s", "vm-scalability.throughput"},
+      {"median_kib_s", "vm-scalability.median"},
+      {"free_time_s", "vm-scalability.free_time"},
+      {"throughput_stddev_pct", "vm-scalability.stddev%"},
+      {"remote_store_share_pct", "perf-stat.overall.node-store-miss-rate%"},
+      {"idle_pct", "mpstat.cpu.all.idle%"},
+  };
+  if (const auto it = kLkp.find(metric); it != kLkp.end()) return it->second;
+  if (metric.starts_with("time.")) return metric;
+  if (metric.starts_with("perf-profile.children.")) return "perf-profile.children.cycles-pp." + metric.substr(22);
+  return "pagesim." + metric;
+}
+
 std::map<std::string, double> run_stats(const run::RunResult& r) {
   std::map<std::string, double> s;
-  for (const auto& [name, v] : r.metrics) s["pagesim." + name] = v;
+  for (const auto& [name, v] : r.metrics) s[stat_name(name)] = v;
   for (const run::LockStat& l : r.locks) {  // merged per class, like /proc/lock_stat
     const std::string p = "lock_stat." + l.name + ".";
     s[p + "acquisitions"] += static_cast<double>(l.acquisitions);

@@ -40,15 +40,15 @@ TEST(CompareTableTest, Golden) { expect_golden("compare_table", report::compare_
 TEST(CompareTableTest, ThroughputRowMatchesTheRobot) {
   char line[256];
   std::snprintf(line, sizeof line, "%10d \u00b1%3d%%%+10.1f%% %10d \u00b1%3d%%  %s\n", 6352467, 2, 30.5, 8293110, 2,
-                "pagesim.throughput_kib_s");
+                "vm-scalability.throughput");
   EXPECT_NE(report::compare_table(robot_runs()).find(line), std::string::npos) << report::compare_table(robot_runs());
-  EXPECT_EQ(std::string(line), "   6352467 \u00b1  2%     +30.5%    8293110 \u00b1  2%  pagesim.throughput_kib_s\n");
+  EXPECT_EQ(std::string(line), "   6352467 \u00b1  2%     +30.5%    8293110 \u00b1  2%  vm-scalability.throughput\n");
 }
 
 TEST(CompareTableTest, LkpFormattingRules) {
   const std::string t = report::compare_table(robot_runs());
   // Under 1000: two decimals; stddev above 2% shown even for a tiny average.
-  EXPECT_NE(t.find("      0.00 \u00b1  4%      -7.4%       0.00 \u00b1  3%  pagesim.free_time_s\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("      0.00 \u00b1  4%      -7.4%       0.00 \u00b1  3%  vm-scalability.free_time\n"), std::string::npos) << t;
   // A '%' stat changes by an absolute amount, without '%'; no stddev column at 0%.
   EXPECT_NE(t.find("     11.51            +4.5       16.05        pagesim.idle%\n"), std::string::npos) << t;
   // Over 1e8: %.4g.
