@@ -311,6 +311,18 @@ Outcome CacheModel::access(unsigned cpu, uint64_t line, uint16_t home_node, Acce
   return o;
 }
 
+void CacheModel::prefetch_sets(unsigned cpu, uint64_t line) const {
+  const Impl& m = *impl_;
+  if (cpu >= m.cpu_core.size()) return;
+  const unsigned core = m.cpu_core[cpu];
+  __builtin_prefetch(m.l1.set(core, line));
+  __builtin_prefetch(m.l2.set(core, line));
+  for (unsigned s = 0; s < m.g.sockets; ++s) {
+    __builtin_prefetch(m.sf.set(s, line));
+    __builtin_prefetch(m.llc.set(s, line));
+  }
+}
+
 void CacheModel::flush_all() {
   impl_->l1.clear();
   impl_->l2.clear();

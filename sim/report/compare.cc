@@ -88,7 +88,7 @@ std::string stat_name(const std::string& metric) {
       {"idle_pct", "mpstat.cpu.all.idle%"},
   };
   if (const auto it = kLkp.find(metric); it != kLkp.end()) return it->second;
-  if (metric.starts_with("time.")) return metric;
+  if (metric.starts_with("time.")) return "vm-scalability." + metric;
   if (metric.starts_with("perf-profile.children.")) return "perf-profile.children.cycles-pp." + metric.substr(22);
   return "pagesim." + metric;
 }

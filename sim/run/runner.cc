@@ -44,6 +44,32 @@ uint64_t repeat_seed(uint64_t seed, unsigned repeat) {
 namespace {
 
 // The counters every engine shares: zones, vmstat events, invariants, bad pages, backing.
+// The model's assumptions for reclaim-free, fallback-free, causally exact runs (brief section 5):
+// each flag is 0 when the assumption held; model_valid is 1 when all held.
+void validity_flags(const mm::Machine& m, const uint64_t* ev, RunResult& r) {
+  bool below_low = ev[mm::ALLOC_SLOWPATH] > 0;  // the low-watermark pass failed
+  for (const mm::Zone* z : m.populated_zones())
+    below_low |= mm::zone_census(*z).nr_free_pages < static_cast<long>(z->low_wmark_pages());
+  const auto slack = r.metrics.find("causality_slack_accesses");
+  const std::pair<const char*, double> flags[] = {
+      {"valid.zone_below_low_wmark", below_low ? 1 : 0},
+      {"valid.slowpath_entered", static_cast<double>(ev[mm::ALLOC_SLOWPATH])},
+      {"valid.remote_fallback", static_cast<double>(ev[mm::NUMA_MISS])},
+      {"valid.causality_slack", slack == r.metrics.end() ? 0 : slack->second},
+  };
+  bool ok = true;
+  for (const auto& [name, value] : flags) {
+    r.metrics[name] = value;
+    if (value) {
+      ok = false;
+      r.notes.push_back(fmt::format("validity: {} = {} (outside the model's assumptions: no reclaim, no remote "
+                                    "fallback, strict causality)",
+                                    name, value));
+    }
+  }
+  r.metrics["model_valid"] = ok ? 1 : 0;
+}
+
 void collect_common(const mm::Machine& m, RunResult& r) {
   uint64_t ev[mm::NR_VM_EVENT_ITEMS] = {};
   for (const mm::Zone* z : m.populated_zones()) {
@@ -62,6 +88,7 @@ void collect_common(const mm::Machine& m, RunResult& r) {
   long unaccounted = 0;
   for (const mm::ZoneCensus& c : r.zones) unaccounted += c.leaked_unaccounted;
   r.metrics["nr_free_pages_drift"] = static_cast<double>(unaccounted);
+  validity_flags(m, ev, r);
   check_invariants_into(m, r.invariant_checks, r.violations);
   for (const mm::BadPageReport& b : m.bad_page_reports())
     r.bad_page_reports.push_back(fmt::format("BUG: Bad page state in process pagesim  pfn:{:x} cpu:{} reason: {}", b.pfn, b.cpu, b.reason));

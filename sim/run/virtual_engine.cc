@@ -170,6 +170,7 @@ void scheduler_metrics(VirtualEngine& eng, unsigned n, ps_t elapsed, std::map<st
   m["time.user_time"] = user;
   m["time.system_time"] = sys;
   m["time.elapsed_time"] = static_cast<double>(elapsed) / 1e12;
+  m["time.percent_of_cpu_this_job_got"] = elapsed ? 100 * (user + sys) / (static_cast<double>(elapsed) / 1e12) : 0;
   m["time.involuntary_context_switches"] = invol;
   m["time.voluntary_context_switches"] = vol;
   m["sched.migrations"] = migrations;

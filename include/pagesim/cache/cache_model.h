@@ -47,6 +47,11 @@ class CacheModel {
 
   const CacheGeometry& geometry() const;
 
+  // A host-side hint, no model effect: starts loading the sets an access by `cpu` to `line`
+  // will look at (its core's L1 and L2 sets, every socket's snoop-filter and LLC sets), so
+  // that a walk can overlap the model's own memory misses. Out-of-range arguments are ignored.
+  void prefetch_sets(unsigned cpu, uint64_t line) const;
+
   // Models one access by `cpu` to `line`, homed on node `home_node`, and returns the level
   // that served it (Outcome::prefetch for a prefetch, which otherwise fills like a load).
   // Stores and RMWs leave the line Modified in the core and invalidate every other copy; a
