@@ -9,56 +9,10 @@
 #include "pagesim/exec/uniprocessor.h"
 #include "pagesim/mm/config.h"
 #include "pagesim/mm/page_alloc.h"
-#include "pagesim/rng.h"
+#include "common/cross_engine_drive.h"
 
 namespace pagesim {
 namespace {
-
-using Access = std::tuple<uint64_t, Site, AccessKind>;
-
-// A fixed mix of allocations and frees of every pcp order and some buddy-path orders.
-template <class E>
-std::vector<mm::pfn_t> drive(mm::Machine& m, E& ex) {
-  mm::Mm<E> mm(m, ex);
-  Rng rng(99);
-  std::vector<std::pair<mm::Page*, unsigned>> live;
-  std::vector<mm::pfn_t> pfns;
-  for (int i = 0; i < 3000; ++i) {
-    if (!live.empty() && rng.below(2)) {
-      const size_t k = rng.below(live.size());
-      mm.__free_pages(live[k].first, live[k].second);
-      live[k] = live.back();
-      live.pop_back();
-    } else {
-      const unsigned order = static_cast<unsigned>(rng.below(11));
-      if (mm::Page* p = mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE | mm::__GFP_COMP, order)) {
-        live.push_back({p, order});
-        pfns.push_back(m.page_to_pfn(p));
-      }
-    }
-  }
-  for (auto [p, o] : live) mm.__free_pages(p, o);
-  mm.drain_local_pages();
-  return pfns;
-}
-
-struct State {
-  std::vector<mm::pfn_t> pfns;
-  std::vector<unsigned long> nr_free;
-  std::vector<uint64_t> events;
-  std::vector<Access> stream;
-  uint64_t zone_lock_acquisitions = 0;
-};
-
-State collect(const mm::Machine& m, std::vector<mm::pfn_t> pfns) {
-  State s;
-  s.pfns = std::move(pfns);
-  for (const mm::Zone* z : m.populated_zones()) {
-    for (unsigned o = 0; o < mm::MAX_ORDER; ++o) s.nr_free.push_back(z->free_area[o].nr_free);
-    for (unsigned e = 0; e < mm::NR_VM_EVENT_ITEMS; ++e) s.events.push_back(z->cpu[0].events[e]);
-  }
-  return s;
-}
 
 TEST(CrossEngine, OneCpuGivesTheSameStateCountersAndAccessStream) {
   const mm::KernelConfig cfg = *mm::preset_config("v5.17+mel");
@@ -67,7 +21,7 @@ TEST(CrossEngine, OneCpuGivesTheSameStateCountersAndAccessStream) {
   mm::Machine mu(spec, cfg, mm::HostMemory{});
   UniprocessorExec<true> ue(mu);
   ue.record_stream(true);
-  State a = collect(mu, drive(mu, ue));
+  test::EngineState a = test::collect(mu, test::drive(mu, ue));
   for (const AccessRecord& r : ue.stream()) a.stream.emplace_back(r.line, r.site, r.kind);
   a.zone_lock_acquisitions = ue.lock_counters(LockClass::zone_lock).acquisitions;
 
@@ -75,8 +29,8 @@ TEST(CrossEngine, OneCpuGivesTheSameStateCountersAndAccessStream) {
   NativeEngine eng(mn, NativeOptions{});
   NativeCpu<true> ne(eng, 0);
   std::vector<mm::pfn_t> pfns;
-  eng.run([&](unsigned) { pfns = drive(mn, ne); });
-  State b = collect(mn, std::move(pfns));
+  eng.run([&](unsigned) { pfns = test::drive(mn, ne); });
+  test::EngineState b = test::collect(mn, std::move(pfns));
   for (const LoggedAccess& r : ne.log())
     for (uint32_t i = 0; i < r.n; ++i) b.stream.emplace_back((r.addr + uint64_t{i} * r.stride) >> 6, r.site, r.kind);
   for (const LockStatCpu& l : ne.lock_stats()) b.zone_lock_acquisitions += l.acquisitions;
