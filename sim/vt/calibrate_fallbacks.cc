@@ -100,6 +100,8 @@ void apply_fallbacks(Calibration& c) {
   not_measured(c, "memory.mlp", mlp_reason, "the shipped machine's assumption (about 10 misses in flight), not this host's");
   m.stream_mlp = shipped.stream_mlp;
   not_measured(c, "memory.stream_mlp", mlp_reason, "the shipped machine's assumption (the L2 streamer runs ahead of demand), not this host's");
+  m.store_mlp = shipped.store_mlp;
+  not_measured(c, "memory.store_mlp", mlp_reason, "the shipped machine's assumption (RFOs in flight in a random store loop), not this host's");
 
   m.lock_line_same_ps = lat(Outcome::hitm_local);
   not_measured(c, "locks.line_transfer_same_socket_ns", pair, "hitm_local_ns: a handoff moves the lock's line out of the holder's core");

@@ -100,13 +100,14 @@ MachineModel parse_machine_model(const std::string& yaml, const std::string& nam
 
   const MapView mem(top.require("memory"), "memory",
                     {"dram_bandwidth_per_socket_gbs", "upi_bandwidth_gbs", "loaded_latency",
-                     "clear_bandwidth_per_thread_gbs", "bytes_per_store_miss", "mlp", "stream_mlp"});
+                     "clear_bandwidth_per_thread_gbs", "bytes_per_store_miss", "mlp", "stream_mlp", "store_mlp"});
   mm.dram_bw_bytes_per_s = number(mem, "dram_bandwidth_per_socket_gbs", 0.001, 1e6) * 1e9;
   mm.upi_bw_bytes_per_s = number(mem, "upi_bandwidth_gbs", 0.001, 1e6) * 1e9;
   mm.clear_bw_bytes_per_s = number(mem, "clear_bandwidth_per_thread_gbs", 0.001, 1e6) * 1e9;
   mm.bytes_per_store_miss = integer(mem, "bytes_per_store_miss", 64, 4096);
   mm.mlp = integer(mem, "mlp", 1, 1024);
   mm.stream_mlp = integer(mem, "stream_mlp", 1, 1024);
+  mm.store_mlp = mem.get("store_mlp") ? number(mem, "store_mlp", 0.1, 1024) : mm.mlp;
   const Node& curve = mem.require("loaded_latency");
   const std::string cpath = mem.path("loaded_latency");
   if (curve.kind != Node::Kind::sequence || curve.items.empty())

@@ -75,6 +75,7 @@ std::vector<std::pair<std::string, std::string>> machine_file_values(const Machi
       {"memory.bytes_per_store_miss", std::to_string(m.bytes_per_store_miss)},
       {"memory.mlp", std::to_string(m.mlp)},
       {"memory.stream_mlp", std::to_string(m.stream_mlp)},
+      {"memory.store_mlp", fmt::format("{}", m.store_mlp)},
       {"locks.line_transfer_same_socket_ns", ns(m.lock_line_same_ps)},
       {"locks.line_transfer_cross_socket_ns", ns(m.lock_line_cross_ps)},
       {"locks.mcs_node_write_same_socket_ns", ns(m.mcs_write_same_ps)},

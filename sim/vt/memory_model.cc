@@ -49,7 +49,7 @@ StoreLoopResult store_loop(const MachineModel& m, const std::vector<StoreLoopTas
   auto per_store_ps = [&](size_t t) {
     double ps = 0;
     for (unsigned i = 0; i < nodes * nodes; ++i) ps += share[t][i] * lat[i];
-    return ps / m.mlp;
+    return ps / m.store_mlp;
   };
   // Damped fixed point: latency -> store rate -> bandwidth demand -> utilisation -> latency.
   auto update = [](double& u, double& stretch, double demand) {
@@ -112,7 +112,7 @@ double store_ps_on(const MachineModel& m, const StoreLoopResult& r, const std::v
   double ps = 0;
   for (unsigned h = 0; h < nodes && h < pages_per_node.size(); ++h)
     ps += static_cast<double>(pages_per_node[h]) / static_cast<double>(pages) * r.lat_ps[cpu_node * nodes + h];
-  return ps / m.mlp;
+  return ps / m.store_mlp;
 }
 
 }  // namespace pagesim::vt

@@ -53,6 +53,17 @@ TEST(VirtualMachineFile, UnknownKeyNamesFileLineColumnAndKey) {
   }
 }
 
+TEST(VirtualMachineFile, StoreMlpIsReadOrDefaultsToMlp) {
+  std::string text = shipped_text();
+  EXPECT_EQ(parse_machine_model(text, "m.yaml").store_mlp, 10.0);
+  text.replace(text.find("  store_mlp: 10"), 14, "  store_mlp: 2.5");
+  EXPECT_EQ(parse_machine_model(text, "m.yaml").store_mlp, 2.5);
+  const size_t at = text.find("  store_mlp");
+  text.erase(at, text.find('\n', at) - at + 1);
+  const MachineModel m = parse_machine_model(text, "m.yaml");
+  EXPECT_EQ(m.store_mlp, static_cast<double>(m.mlp));
+}
+
 TEST(VirtualMachineFile, MissingAndMalformedValuesAreRefused) {
   std::string missing = shipped_text();
   missing.erase(missing.find("  dram_local_ns"), missing.find('\n', missing.find("  dram_local_ns")) - missing.find("  dram_local_ns") + 1);

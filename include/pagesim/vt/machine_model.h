@@ -43,6 +43,9 @@ struct MachineModel {
   // and lines in flight once the L2 streamer has locked on to a sequential walk.
   uint32_t mlp = 10;
   uint32_t stream_mlp = 16;
+  // Store misses (RFOs) in flight per thread in usemem's random store loop; the file's
+  // memory.store_mlp, or mlp when absent.
+  double store_mlp = 10;
 
   // Memory bandwidth per socket (bytes/s of DRAM traffic at utilisation 1), the cross-socket
   // (UPI) bandwidth in each direction, and the curve that turns utilisation into extra latency.
