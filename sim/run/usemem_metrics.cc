@@ -9,6 +9,7 @@ namespace pagesim::run {
 void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& results, unsigned nr_nodes,
                     std::map<std::string, double>& m) {
   std::vector<double> throughput, medians;
+  double reserve_s = 0, fault_s = 0;
   double free_sum = 0, free_n = 0, stores = 0, remote_stores = 0, failed = 0, user_ns = 0;
   std::vector<double> fault_pages(nr_nodes, 0), reserve_tasks(nr_nodes, 0), fault_tasks(nr_nodes, 0);
   double tasks_split = 0, task_samples = 0;
@@ -20,6 +21,8 @@ void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& 
     for (const workload::UsememTaskResult& t : iteration) {
       if (t.failed) continue;
       free_sum += static_cast<double>(t.free_usecs) / 1e6;
+      reserve_s += static_cast<double>(t.reserve_ns) / 1e9;
+      fault_s += static_cast<double>(t.fault_ns) / 1e9;
       free_n++;
       // Stores are uniform over the task's pages, so the remote share of its stores is the
       // share of its pages on another node than the CPU it ran on.
@@ -47,6 +50,8 @@ void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& 
   m["median_kib_s"] = median_mean;
   m["median_stddev_pct"] = stddev_pct_of(medians);
   m["free_time_s"] = free_n ? free_sum / free_n : 0;
+  m["reserve_time_s"] = free_n ? reserve_s / free_n : 0;  // mean per task and iteration
+  m["fault_time_s"] = free_n ? fault_s / free_n : 0;
   m["remote_store_share_pct"] = stores ? remote_stores / stores * 100 : 0;
   m["stores"] = stores;
   m["user_s"] = user_ns / 1e9;

@@ -101,9 +101,13 @@ void usemem_task(RunContext& ctx, VirtualEngine& eng, E& ex, mm::Mm<E>& mm, Task
     if (it == 0) ph.t0 = t_start;
     wake_jitter(ex, ctx.seed, it);
     workload::UsememTask<E> task(h, ex, p, data);
+    const ps_t m0 = ex.clock();
     task.mmap();
+    const ps_t f0 = ex.clock();
     task.fault_all();
     workload::UsememTaskResult& r = task.result();
+    r.reserve_ns = (f0 - m0) / 1000;
+    r.fault_ns = (ex.clock() - f0) / 1000;
     StoreLoops& L = loops[it];
     vt::StoreLoopTask& mine = L.tasks[ex.task()];
     if (!r.failed) {
@@ -135,11 +139,11 @@ void usemem_task(RunContext& ctx, VirtualEngine& eng, E& ex, mm::Mm<E>& mm, Task
       r.user_ns = loop / 1000;
     }
     usemem_finish(r, (ex.clock() - t_start) / 1000);
-    const ps_t f0 = ex.clock();
+    const ps_t u0 = ex.clock();
     ex.sys_enter();
     task.munmap();
     ex.sys_exit();
-    r.free_usecs = (ex.clock() - f0) / 1000000;
+    r.free_usecs = (ex.clock() - u0) / 1000000;
     r.sys_ns = ex.sys_ps() / 1000;
     out.usemem.push_back(r);
     ex.barrier();  // the parent's waitpid

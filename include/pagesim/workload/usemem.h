@@ -45,6 +45,7 @@ struct UsememTaskResult {
   double remote_store_share = -1;
   std::vector<uint64_t> store_node_ps;  // virtual: store-loop time spent on each node
   uint64_t sys_ns = 0, user_ns = 0;
+  uint64_t reserve_ns = 0, fault_ns = 0;  // virtual: mmap (the reservation) and the fault loop
 };
 
 // The per-task data region (real memory, THP-advised).
