@@ -50,6 +50,25 @@ TEST(VirtualRuns, SameSeedSameJsonAnotherSeedDiffers) {
   }
 }
 
+// The scheduler policies that balance and migrate (ticks, wake chains, NUMA balancing) keep the
+// runs bit-identical for a seed, with more tasks than vCPUs too.
+TEST(VirtualRuns, BalancingPoliciesAreDeterministic) {
+  for (const char* policy : {"cfs", "numa"})
+    for (int64_t tasks : {0, 16}) {
+      scenario::Scenario sc = make_scenario("usemem", "v5.17+mel", 4);
+      sc.engine_options.sched = policy;
+      std::map<std::string, workload::ParamValue> values = sc.params.values();
+      values["nr_task"] = tasks;
+      sc.params = workload::Params(values);
+      const auto a = json_without_wall_clock(run::run_one(sc, 0, 0, {}));
+      const auto b = json_without_wall_clock(run::run_one(sc, 0, 0, {}));
+      EXPECT_EQ(a, b) << policy << " " << tasks;
+      EXPECT_TRUE(a["invariants"]["violations"].empty()) << policy << " " << tasks;
+      const auto c = json_without_wall_clock(run::run_one(sc, 0, 1, {}));
+      EXPECT_NE(a["metrics"], c["metrics"]) << policy << " " << tasks;
+    }
+}
+
 class VirtualPresets : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(VirtualPresets, EveryWorkloadKeepsInvariants) {
