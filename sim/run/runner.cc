@@ -2,7 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "engine.h"
 #include "summaries.h"
@@ -126,13 +132,58 @@ RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned r
 }
 
 std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOptions& opt) {
-  std::vector<RunResult> runs;
+  struct Job {
+    const scenario::Scenario* sc;
+    size_t variant;
+    unsigned repeat;
+  };
+  std::vector<Job> jobs;
   for (const scenario::Scenario& sc : set)
     for (unsigned rep = 0; rep < sc.repeats; ++rep)
-      for (size_t v = 0; v < sc.variants.size(); ++v) {
-        if (opt.interrupt && opt.interrupt->load()) return runs;
-        runs.push_back(run_one(sc, v, rep, opt));
+      for (size_t v = 0; v < sc.variants.size(); ++v) jobs.push_back({&sc, v, rep});
+  const bool native = std::any_of(set.begin(), set.end(), [](const scenario::Scenario& sc) { return sc.engine == "native"; });
+  const unsigned workers = native ? 1 : std::max(1u, std::min<unsigned>(opt.jobs, static_cast<unsigned>(jobs.size())));
+
+  // The callbacks see one run at a time.
+  std::mutex callbacks;
+  RunOptions serial = opt;
+  if (opt.progress)
+    serial.progress = [&](const Progress& p) {
+      std::lock_guard<std::mutex> g(callbacks);
+      opt.progress(p);
+    };
+  if (opt.capture)
+    serial.capture = [&](const mm::Machine& m, RunResult& r) {
+      std::lock_guard<std::mutex> g(callbacks);
+      opt.capture(m, r);
+    };
+
+  std::vector<std::optional<RunResult>> done(jobs.size());
+  std::vector<std::exception_ptr> errors(jobs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+      if (opt.interrupt && opt.interrupt->load()) return;
+      try {
+        done[i] = run_one(*jobs[i].sc, jobs[i].variant, jobs[i].repeat, serial);
+      } catch (...) {
+        errors[i] = std::current_exception();
+        next = jobs.size();  // start nothing new
+        return;
       }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+
+  std::vector<RunResult> runs;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);  // the first failure in run order
+    if (!done[i]) break;
+    runs.push_back(std::move(*done[i]));
+  }
   return runs;
 }
 

@@ -12,7 +12,7 @@ void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& 
   double reserve_s = 0, fault_s = 0;
   double free_sum = 0, free_n = 0, stores = 0, remote_stores = 0, failed = 0, user_ns = 0;
   std::vector<double> fault_pages(nr_nodes, 0), reserve_tasks(nr_nodes, 0), fault_tasks(nr_nodes, 0);
-  double tasks_split = 0, task_samples = 0;
+  double tasks_split = 0, task_samples = 0, loop_ps = 0, loop_away_ps = 0;
   for (const auto& iteration : results) {
     const workload::LkpSample s = workload::lkp_parse(iteration);
     throughput.push_back(s.throughput);
@@ -37,6 +37,10 @@ void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& 
       if (t.fault_node < nr_nodes) fault_tasks[t.fault_node]++;
       task_samples++;
       tasks_split += t.reserve_node != t.fault_node;
+      for (size_t n = 0; n < t.store_node_ps.size(); ++n) {  // virtual: where the loop ran
+        loop_ps += static_cast<double>(t.store_node_ps[n]);
+        if (n != t.fault_node) loop_away_ps += static_cast<double>(t.store_node_ps[n]);
+      }
     }
   }
   double mean = 0;
@@ -57,6 +61,7 @@ void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& 
   m["user_s"] = user_ns / 1e9;
   m["tasks_failed"] = failed;
   m["tasks_moved_reserve_to_fault_pct"] = task_samples ? tasks_split / task_samples * 100 : 0;
+  if (loop_ps > 0) m["store_loop_away_from_fault_node_pct"] = loop_away_ps / loop_ps * 100;
   for (unsigned n = 0; n < nr_nodes; ++n) {
     m[fmt::format("fault_pages_node{}", n)] = fault_pages[n];
     m[fmt::format("reserve_tasks_node{}", n)] = reserve_tasks[n];

@@ -69,6 +69,27 @@ TEST(VirtualRuns, BalancingPoliciesAreDeterministic) {
     }
 }
 
+// Runs on two host threads give the results of one thread, in the same order.
+TEST(VirtualRuns, ParallelRunsGiveTheSerialResultsInOrder) {
+  scenario::Scenario sc = make_scenario("usemem", "v5.17", 2);
+  sc.variants.push_back({"v5.17+mel", *mm::preset_config("v5.17+mel")});
+  sc.engine_options.sched = "cfs";
+  sc.repeats = 2;
+  const scenario::ScenarioSet set{sc};
+  run::RunOptions one, two;
+  two.jobs = 2;
+  unsigned progress_calls = 0;
+  two.progress = [&](const run::Progress&) { ++progress_calls; };  // never concurrent
+  const std::vector<run::RunResult> a = run::run_all(set, one), b = run::run_all(set, two);
+  ASSERT_EQ(a.size(), 4u);
+  ASSERT_EQ(b.size(), 4u);
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].variant, b[i].variant);
+    EXPECT_EQ(json_without_wall_clock(a[i]), json_without_wall_clock(b[i])) << i;
+  }
+  EXPECT_GT(progress_calls, 0u);
+}
+
 class VirtualPresets : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(VirtualPresets, EveryWorkloadKeepsInvariants) {

@@ -13,6 +13,7 @@ struct RunArgs {
   std::vector<std::string> sets;  // --set key=value
   std::string json, csv, out_dir, proc_dir;
   bool quiet = false;
+  unsigned jobs = 1;  // runs at once (not the native engine's)
 };
 int run(const RunArgs& a);
 

@@ -100,6 +100,7 @@ int run(const RunArgs& a) {
     SigintGuard guard;
     run::RunOptions ro;
     ro.interrupt = &g_interrupted;
+    ro.jobs = a.jobs;
     ro.progress = [&](const run::Progress& p) { progress.update(p); };
     if (!out.proc_dir.empty())
       ro.capture = [](const mm::Machine& m, run::RunResult& r) { r.proc = report::snapshot(m, r.locks); };

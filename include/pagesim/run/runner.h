@@ -25,6 +25,9 @@ struct RunOptions {
   std::function<void(const Progress&)> progress;   // called at phase changes and periodically
   // Called at the end of each run while its Machine still exists (e.g. to capture procfs text).
   std::function<void(const mm::Machine&, RunResult&)> capture;
+  // Runs at once (host threads). Runs are independent, so results are the same for any value;
+  // the native engine always runs one at a time (its threads own the host's cores).
+  unsigned jobs = 1;
 };
 
 // The seed of repeat r: distinct per repeat (or LKP's stddev would always read 0%).
@@ -33,8 +36,9 @@ uint64_t repeat_seed(uint64_t seed, unsigned repeat);
 // Runs one variant/repeat of a scenario. Throws InputError for an unknown engine or workload.
 RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned repeat, const RunOptions& opt);
 
-// Runs every variant x repeat of every sweep point, in that order. Stops early (returning the
-// runs that finished) when *opt.interrupt becomes true.
+// Runs every variant x repeat of every sweep point and returns them in that order, opt.jobs at
+// a time. The callbacks are never called concurrently. Stops early (returning the runs that
+// finished, in order, up to the first that did not) when *opt.interrupt becomes true.
 std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOptions& opt);
 
 // Engines available, and one line describing each.
