@@ -157,10 +157,7 @@ void run_native_t(RunContext& ctx) {
   }
   m["sys_s"] = sys_ns / 1e9;
   if (w == "usemem") {
-    std::vector<std::vector<workload::UsememTaskResult>> iterations(um.iterations);
-    for (unsigned c = 0; c < n; ++c)
-      for (size_t it = 0; it < outs[c].usemem.size(); ++it) iterations[it].push_back(outs[c].usemem[it]);
-    usemem_metrics(iterations, ctx.machine.nr_nodes(), m);
+    usemem_metrics(by_iteration(outs, um.iterations), ctx.machine.nr_nodes(), m);
     m["data_scale"] = static_cast<double>(um.task.data_scale);
     m["size_bytes"] = static_cast<double>(um.task.size);
     r.invariant_checks += mixed.invariant_checks;

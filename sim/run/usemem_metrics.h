@@ -14,6 +14,15 @@ namespace pagesim::run {
 void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& results, unsigned nr_nodes,
                     std::map<std::string, double>& metrics);
 
+// Regroups per-task results (outs[t].usemem[i]: task t, iteration i) by iteration.
+template <class TaskOuts>
+std::vector<std::vector<workload::UsememTaskResult>> by_iteration(const TaskOuts& outs, uint64_t iterations) {
+  std::vector<std::vector<workload::UsememTaskResult>> r(iterations);
+  for (const auto& o : outs)
+    for (size_t it = 0; it < o.usemem.size(); ++it) r[it].push_back(o.usemem[it]);
+  return r;
+}
+
 // Fills the KB/s figure of a task from its bytes and time, as usemem prints it.
 inline void usemem_finish(workload::UsememTaskResult& r, uint64_t elapsed_ns) {
   r.usecs = std::max<uint64_t>(1, elapsed_ns / 1000);

@@ -281,10 +281,7 @@ void run_virtual(RunContext& ctx) {
   m["model_accesses"] = model_accesses;
   m["causality_slack_accesses"] = static_cast<double>(eng.slack_accesses());
   if (w == "usemem") {
-    std::vector<std::vector<workload::UsememTaskResult>> iterations(um.iterations);
-    for (unsigned t = 0; t < n; ++t)
-      for (size_t it = 0; it < outs[t].usemem.size(); ++it) iterations[it].push_back(outs[t].usemem[it]);
-    usemem_metrics(iterations, ctx.machine.nr_nodes(), m);
+    usemem_metrics(by_iteration(outs, um.iterations), ctx.machine.nr_nodes(), m);
     m["size_bytes"] = static_cast<double>(um.task.size);
     m["nr_task"] = n;
     for (size_t it = 0; it < loops.size(); ++it)
