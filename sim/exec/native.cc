@@ -158,12 +158,7 @@ void NativeCpu<Track>::lock(spinlock_t& l, Site site) {
     st.wait.add(tsc_to_ns(t1 - t0));
   }
   NativeLocks::State& ls = eng_->locks().state(l.id);
-  if (ls.last_cpu >= 0 && static_cast<unsigned>(ls.last_cpu) != cpu_) {
-    st.bounces++;
-    if (ls.last_node != node_) st.bounces_remote++;
-  }
-  ls.last_cpu = static_cast<int>(cpu_);
-  ls.last_node = node_;
+  ls.owner.acquired_by(cpu_, node_, st);
   held_cls_[depth_] = l.cls;
   held_t0_[depth_] = t1;
   depth_++;

@@ -162,7 +162,7 @@ class Cfs : public SchedPolicy {
       if (++rq.cpus[c].balance_failed <= p_.active_balance_after) continue;
       rq.cpus[c].balance_failed = 0;
       for (unsigned s = rq.nr_cpus(); s-- > 0;)  // active_load_balance_cpu_stop
-        if (rq.cpu_node[s] == other && rq.cpus[s].curr >= 0 && !moving(rq.cpus[s].curr, out) && !claimed(c, &out)) {
+        if (rq.cpu_node[s] == other && rq.cpus[s].curr >= 0 && !moving(rq.cpus[s].curr, out)) {
           const auto t = static_cast<unsigned>(rq.cpus[s].curr);
           out.push_back({t, c});
           return;

@@ -128,12 +128,7 @@ void VirtualCpu::lock(spinlock_t& l, Site site) {
     model_access(l.line.line(), l.line.node, AccessKind::rmw, site, l.line.kind);  // paid by the handoff
   }
   access_.add(l.line, AccessKind::rmw, site, context());
-  if (s.last_cpu >= 0 && static_cast<unsigned>(s.last_cpu) != cpu_) {
-    st.bounces++;
-    if (s.last_node != node_) st.bounces_remote++;
-  }
-  s.last_cpu = static_cast<int>(cpu_);
-  s.last_node = node_;
+  s.owner.acquired_by(cpu_, node_, st);
   held_cls_[depth_] = l.cls;
   held_t0_[depth_] = clock_;
   depth_++;
@@ -343,7 +338,7 @@ void VirtualEngine::barrier(VirtualCpu& t, BarrierKind kind) {
     t.nr_vol_++;
     rq_.task_asleep[t.task_] = true;
   }
-  if (barrier_waiting_.size() == live_) release_barrier(&t);
+  if (barrier_waiting_.size() == live_) release_barrier();
   block(t);  // resumed on a CPU by release_barrier, a wake-up or dispatch
   if (kind == BarrierKind::start) wake_next(t);
   sync(t);
@@ -352,7 +347,7 @@ void VirtualEngine::barrier(VirtualCpu& t, BarrierKind kind) {
 // Every live task has arrived. A rendezvous gives each its CPU back at its own clock; a plain
 // barrier wakes every task at the latest arrival where the policy's wake-up puts it; a start
 // barrier forks them again and lets the parent wake the first pipe reader.
-void VirtualEngine::release_barrier(const VirtualCpu*) {
+void VirtualEngine::release_barrier() {
   ps_t t = 0;
   for (unsigned id : barrier_waiting_) t = std::max(t, tasks_[id]->clock_);
   std::vector<unsigned> waiting = std::move(barrier_waiting_);
@@ -475,7 +470,7 @@ void VirtualEngine::finished(VirtualCpu& t) {
   leave_cpu(t);
   if (live_ && !barrier_waiting_.empty() && barrier_waiting_.size() == live_) {
     // The last task left while the others wait at a barrier: release them all.
-    release_barrier(nullptr);
+    release_barrier();
   }
 }
 

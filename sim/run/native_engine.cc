@@ -166,11 +166,7 @@ void run_native_t(RunContext& ctx) {
       r.notes.push_back(fmt::format("usemem data region scaled down {}x: {} MiB per task on this host", um.task.data_scale,
                                     um.data_bytes >> 20));
   } else if (w == "random_mixed") {
-    m["allocs"] = static_cast<double>(mixed.allocs);
-    m["frees"] = static_cast<double>(mixed.frees);
-    m["alloc_failures"] = static_cast<double>(mixed.alloc_failures);
-    m["faults_injected"] = static_cast<double>(mixed.faults_injected);
-    m["ops_per_s"] = elapsed > 0 ? static_cast<double>(mixed.allocs + mixed.frees) / elapsed : 0;
+    random_mixed_metrics(mixed, elapsed, m);
     r.invariant_checks += mixed.invariant_checks;
     r.violations.insert(r.violations.end(), mixed.violations.begin(), mixed.violations.end());
   } else {

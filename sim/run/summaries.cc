@@ -78,6 +78,14 @@ void summarize_irq_off(const IrqOffStat& s, std::map<std::string, double>& metri
   }
 }
 
+void random_mixed_metrics(const workload::RandomMixedResult& w, double elapsed_s, std::map<std::string, double>& m) {
+  m["allocs"] = static_cast<double>(w.allocs);
+  m["frees"] = static_cast<double>(w.frees);
+  m["alloc_failures"] = static_cast<double>(w.alloc_failures);
+  m["faults_injected"] = static_cast<double>(w.faults_injected);
+  m["ops_per_s"] = elapsed_s > 0 ? static_cast<double>(w.allocs + w.frees) / elapsed_s : 0;
+}
+
 void check_invariants_into(const mm::Machine& m, uint64_t& checks, std::vector<std::string>& violations) {
   const mm::InvariantReport r = mm::check_invariants(m);
   checks++;

@@ -7,6 +7,7 @@
 #include "pagesim/exec/lock_stat.h"
 #include "pagesim/mm/machine.h"
 #include "pagesim/run/result.h"
+#include "pagesim/workload/random_mixed.h"
 
 namespace pagesim::run {
 
@@ -18,6 +19,9 @@ std::vector<LockStat> summarize_locks(const std::vector<const std::vector<LockSt
 
 // IRQ-off time per site as metrics irq_off_<site>_{count,avg_ns,max_ns}.
 void summarize_irq_off(const IrqOffStat& s, std::map<std::string, double>& metrics);
+
+// random_mixed's counts, and ops_per_s over `elapsed_s`, into metrics.
+void random_mixed_metrics(const workload::RandomMixedResult& w, double elapsed_s, std::map<std::string, double>& m);
 
 // Runs the invariant checker and adds its outcome to a run's counts.
 void check_invariants_into(const mm::Machine& m, uint64_t& checks, std::vector<std::string>& violations);

@@ -48,14 +48,18 @@ void wake_jitter(E& ex, uint64_t seed, uint64_t round) {
   ex.advance(rng.below(kWakeJitterPs));
 }
 
-// A relative machine file is looked up from the working directory, then next to the scenario.
-std::string machine_file_path(const scenario::Scenario& sc) {
-  const std::string& f = sc.engine_options.machine_file;
-  if (f.empty()) return vt::default_machine_file();
+// A relative input file (machine file, placement trace) is looked up from the working
+// directory, then next to the scenario.
+std::string input_path(const scenario::Scenario& sc, const std::string& f) {
   namespace fs = std::filesystem;
   if (fs::path(f).is_absolute() || fs::exists(f)) return f;
   const fs::path beside = fs::path(sc.file).parent_path() / f;
   return fs::exists(beside) ? beside.string() : f;
+}
+
+std::string machine_file_path(const scenario::Scenario& sc) {
+  const std::string& f = sc.engine_options.machine_file;
+  return f.empty() ? vt::default_machine_file() : input_path(sc, f);
 }
 
 void random_mixed_task(RunContext& ctx, E& ex, mm::Mm<E>& mm, TaskOut& out, Phase& ph, unsigned n) {
@@ -208,15 +212,9 @@ void perf_profile_metrics(VirtualEngine& eng, unsigned n, ps_t elapsed, std::map
   m["perf-profile.children.do_rw_once"] = 100 * store / all;
 }
 
-// A relative trace file is looked up as the machine file is.
 SchedParams sched_params(const scenario::Scenario& sc) {
   SchedParams p;
-  const std::string& f = sc.engine_options.sched_trace;
-  if (!f.empty()) {
-    namespace fs = std::filesystem;
-    const fs::path beside = fs::path(sc.file).parent_path() / f;
-    p.trace_file = fs::path(f).is_absolute() || fs::exists(f) || !fs::exists(beside) ? f : beside.string();
-  }
+  if (!sc.engine_options.sched_trace.empty()) p.trace_file = input_path(sc, sc.engine_options.sched_trace);
   return p;
 }
 
@@ -295,11 +293,7 @@ void run_virtual(RunContext& ctx) {
     scheduler_metrics(eng, n, ph.t1 - ph.t0, m);
     perf_profile_metrics(eng, n, ph.t1 - ph.t0, m);
   } else if (w == "random_mixed") {
-    m["allocs"] = static_cast<double>(mixed.allocs);
-    m["frees"] = static_cast<double>(mixed.frees);
-    m["alloc_failures"] = static_cast<double>(mixed.alloc_failures);
-    m["faults_injected"] = static_cast<double>(mixed.faults_injected);
-    m["ops_per_s"] = elapsed > 0 ? static_cast<double>(mixed.allocs + mixed.frees) / elapsed : 0;
+    random_mixed_metrics(mixed, elapsed, m);
   } else {
     m["allocs"] = static_cast<double>(churn.allocs);
     m["alloc_failures"] = static_cast<double>(churn.failures);

@@ -55,6 +55,21 @@ struct LockStatCpu {
   }
 };
 
+// Who last held a lock, for lock_stat's bounces: written and read only by the holder.
+struct LockOwner {
+  int last_cpu = -1;
+  unsigned last_node = 0;
+  // Counts an acquisition by `cpu` on `node` as a bounce when another CPU (node) held it last.
+  void acquired_by(unsigned cpu, unsigned node, LockStatCpu& st) {
+    if (last_cpu >= 0 && static_cast<unsigned>(last_cpu) != cpu) {
+      st.bounces++;
+      if (last_node != node) st.bounces_remote++;
+    }
+    last_cpu = static_cast<int>(cpu);
+    last_node = node;
+  }
+};
+
 // IRQ-off time per call site (what the kernel's irqsoff tracer would attribute).
 struct IrqOffStat {
   TimeStat by_site[kNumSites];

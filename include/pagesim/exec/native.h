@@ -39,7 +39,7 @@ struct alignas(64) McsNode {
 };
 
 // The lock implementations. Each lock id has a side-table entry; the model's spinlock_t::val
-// is the ticket lock's word. `last_cpu`/`last_node` are written and read only by the holder.
+// is the ticket lock's word. `owner` is written and read only by the holder.
 class NativeLocks {
  public:
   explicit NativeLocks(LockImpl impl);
@@ -51,8 +51,7 @@ class NativeLocks {
   struct alignas(64) State {
     std::atomic<McsNode*> tail{nullptr};
     absl::Mutex mu;
-    int last_cpu = -1;   // protected by the lock itself
-    unsigned last_node = 0;
+    LockOwner owner;  // protected by the lock itself
     std::atomic<int> waiting{0};  // CPUs in the slow path (touched only when contended)
   };
   State& state(uint32_t id) { return states_[id]; }

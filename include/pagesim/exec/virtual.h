@@ -204,8 +204,7 @@ class VirtualEngine {
   };
   struct LockState {
     bool held = false;
-    int last_cpu = -1;
-    unsigned last_node = 0;
+    LockOwner owner;
     std::deque<Waiter> waiters;  // FIFO in virtual arrival order
   };
   struct ClearInterval {
@@ -219,7 +218,7 @@ class VirtualEngine {
   void yield(VirtualCpu& t);  // runnable again at its clock
   enum class BarrierKind { plain, rendezvous, start };
   void barrier(VirtualCpu& t, BarrierKind kind);
-  void release_barrier(const VirtualCpu* caller);
+  void release_barrier();
   void fork_all(const std::vector<unsigned>& ids, ps_t now);
   void wake_one(unsigned id, unsigned waker_cpu, ps_t now);
   void wake_next(VirtualCpu& waker);  // the start pipe's chain
