@@ -12,9 +12,11 @@
 #include <bit>
 #include <cassert>
 #include <cstdint>
-#include <vector>
+#include <memory>
+#include <type_traits>
 
 #include "pagesim/cache/geometry.h"
+#include "pagesim/huge_region.h"
 
 namespace pagesim::cache::internal {
 
@@ -37,16 +39,26 @@ class SetIndex {
   int width_;
 };
 
-// Entry requirements: default-constructed is invalid; valid() and line().
+// Entry requirements: trivially copyable; all-zero bytes are the default (invalid) entry;
+// valid() and line(). The entries live in a HugeRegion: the robot's box needs ~50 MB of them,
+// looked up at random, and on 4 KiB pages nearly every lookup would also miss the host's TLB.
 template <class Entry>
 class LruArray {
+  static_assert(std::is_trivially_copyable_v<Entry>);
+
  public:
   LruArray(unsigned instances, const CacheLevel& level, bool hashed)
       : index_(level.sets, hashed), sets_(level.sets), ways_(level.ways),
-        entries_(size_t{instances} * level.sets * level.ways) {}
+        size_(size_t{instances} * level.sets * level.ways),
+        region_(size_ * sizeof(Entry), "cache model"),
+        entries_(reinterpret_cast<Entry*>(region_.data())) {
+    std::uninitialized_value_construct_n(entries_, size_);  // no-op on the zeroed region
+  }
+  LruArray(const LruArray&) = delete;
+  LruArray& operator=(const LruArray&) = delete;
 
   unsigned ways() const { return ways_; }
-  size_t size() const { return entries_.size(); }
+  size_t size() const { return size_; }
   const Entry& at(size_t i) const { return entries_[i]; }
   // Which instance and set flat entry i belongs to.
   unsigned instance_of(size_t i) const { return static_cast<unsigned>(i / ways_ / sets_); }
@@ -96,7 +108,7 @@ class LruArray {
     s[i] = Entry{};
   }
 
-  void clear() { std::fill(entries_.begin(), entries_.end(), Entry{}); }
+  void clear() { std::fill_n(entries_, size_, Entry{}); }
 
  private:
   // s[0..n) moves to s[1..n]. Plain loops: the sets are a few dozen bytes, below the size
@@ -107,7 +119,9 @@ class LruArray {
 
   SetIndex index_;
   uint32_t sets_, ways_;
-  std::vector<Entry> entries_;
+  size_t size_;
+  HugeRegion region_;
+  Entry* entries_;
 };
 
 }  // namespace pagesim::cache::internal

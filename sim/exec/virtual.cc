@@ -30,7 +30,8 @@ bool clean_miss(cache::Outcome o) {
 
 VirtualCpu::VirtualCpu(VirtualEngine& eng, unsigned task) : eng_(&eng), task_(task), lockstat_(kNrLockIds) {}
 
-void VirtualCpu::place(unsigned cpu) {
+void VirtualCpu::place(unsigned cpu, ps_t at) {
+  placements_.push_back({at, cpu});
   cpu_ = cpu;
   node_ = eng_->machine().cpu_to_node(cpu);
   model_cpu_ = eng_->model_cpu(cpu);
@@ -186,7 +187,7 @@ void VirtualCpu::schedule_point() {
     pending_cpu_ = -1;
     if (to == cpu_) return;
     eng_->leave_cpu(*this);
-    place(to);
+    place(to, clock_);
     nr_migrations_++;
     clock_ += eng_->opt_.sched.switch_cost_ps;
     eng_->enter_cpu(*this);
@@ -368,7 +369,7 @@ void VirtualEngine::release_barrier() {
         rq_.task_asleep[id] = false;
         c.pending_cpu_ = -1;
         const unsigned cpu = policy_->wake(rq_, id, c.cpu_, c.cpu_, false, t);
-        if (cpu != c.cpu_) c.place(cpu), c.nr_migrations_++;
+        if (cpu != c.cpu_) c.place(cpu, t), c.nr_migrations_++;
         if (enqueue(c, t)) make_ready(c);
       }
       break;
@@ -386,7 +387,7 @@ void VirtualEngine::release_barrier() {
 void VirtualEngine::fork_all(const std::vector<unsigned>& ids, ps_t now) {
   for (unsigned id : ids) {
     VirtualCpu& c = *tasks_[id];
-    c.place(policy_->fork(rq_, id, opt_.sched.parent_cpu, now));
+    c.place(policy_->fork(rq_, id, opt_.sched.parent_cpu, now), now);
     c.clock_ = now;
     c.pending_cpu_ = -1;
     rq_.task_home[id] = c.node_;
@@ -405,7 +406,7 @@ void VirtualEngine::wake_one(unsigned id, unsigned waker_cpu, ps_t now) {
   VirtualCpu& c = *tasks_[id];
   rq_.task_asleep[id] = false;
   const unsigned cpu = policy_->wake(rq_, id, c.cpu_, waker_cpu, true, now);
-  if (cpu != c.cpu_) c.place(cpu), c.nr_migrations_++;
+  if (cpu != c.cpu_) c.place(cpu, now), c.nr_migrations_++;
   c.clock_ = now + opt_.sched.switch_cost_ps;
   if (enqueue(c, c.clock_)) make_ready(c);
 }
@@ -448,7 +449,7 @@ void VirtualEngine::dispatch(unsigned cpu, ps_t now) {
   if (c.curr >= 0 || c.queued.empty()) return;
   VirtualCpu& n = *tasks_[c.queued.front()];
   c.queued.pop_front();
-  if (n.cpu_ != cpu) n.place(cpu), n.nr_migrations_++;
+  if (n.cpu_ != cpu) n.place(cpu, std::max(n.clock_, now)), n.nr_migrations_++;
   n.clock_ = std::max(n.clock_, now) + opt_.sched.switch_cost_ps;
   c.curr = static_cast<int>(n.task_);
   c.curr_since = n.clock_;

@@ -47,6 +47,44 @@ mm::zone_type zone_from_name(const std::string& name) {
   throw nlohmann::json::other_error::create(501, "unknown zone name '" + name + "'", nullptr);
 }
 
+ojson tasks_json(const std::vector<run::TaskPlacement>& tasks) {
+  ojson a = ojson::array();
+  for (const run::TaskPlacement& t : tasks) {
+    ojson timeline = ojson::array(), iterations = ojson::array();
+    for (const run::TaskPlacement::Move& mv : t.timeline) timeline.push_back({{"at_ns", mv.at_ns}, {"cpu", mv.cpu}});
+    for (const run::TaskPlacement::Iteration& it : t.iterations)
+      iterations.push_back({{"failed", it.failed},
+                            {"reserve_node", it.reserve_node},
+                            {"fault_node", it.fault_node},
+                            {"fault_node_pages", it.fault_node_pages},
+                            {"store_loop_node_s", it.store_loop_node_s},
+                            {"remote_store_share_pct", it.remote_store_share_pct}});
+    a.push_back({{"task", t.task}, {"timeline", std::move(timeline)}, {"iterations", std::move(iterations)}});
+  }
+  return a;
+}
+
+std::vector<run::TaskPlacement> tasks_from_json(const nlohmann::json& a) {
+  std::vector<run::TaskPlacement> tasks;
+  for (const auto& jt : a) {
+    run::TaskPlacement t;
+    t.task = jt.at("task").get<unsigned>();
+    for (const auto& mv : jt.at("timeline")) t.timeline.push_back({mv.at("at_ns").get<uint64_t>(), mv.at("cpu").get<unsigned>()});
+    for (const auto& ji : jt.at("iterations")) {
+      run::TaskPlacement::Iteration it;
+      it.failed = ji.at("failed").get<bool>();
+      it.reserve_node = ji.at("reserve_node").get<unsigned>();
+      it.fault_node = ji.at("fault_node").get<unsigned>();
+      it.fault_node_pages = ji.at("fault_node_pages").get<std::vector<uint64_t>>();
+      it.store_loop_node_s = ji.at("store_loop_node_s").get<std::vector<double>>();
+      it.remote_store_share_pct = ji.at("remote_store_share_pct").get<double>();
+      t.iterations.push_back(std::move(it));
+    }
+    tasks.push_back(std::move(t));
+  }
+  return tasks;
+}
+
 run::RunResult run_from_json(const nlohmann::json& j) {
   run::RunResult r;
   r.variant = j.at("variant").get<std::string>();
@@ -104,6 +142,7 @@ run::RunResult run_from_json(const nlohmann::json& j) {
   r.vmstat = j.at("vmstat").get<std::map<std::string, uint64_t>>();
   r.memmap_backing = j.at("memmap_backing").get<std::string>();
   if (j.contains("notes")) r.notes = j.at("notes").get<std::vector<std::string>>();
+  if (j.contains("tasks")) r.tasks = tasks_from_json(j.at("tasks"));
   r.bad_page_reports = j.at("bad_page_reports").get<std::vector<std::string>>();
   r.wall_s = j.at("wall_s").get<double>();
   return r;
@@ -131,6 +170,7 @@ ojson run_to_json(const run::RunResult& r) {
   j["vmstat"] = r.vmstat;
   j["memmap_backing"] = r.memmap_backing;
   j["bad_page_reports"] = r.bad_page_reports;
+  j["tasks"] = tasks_json(r.tasks);
   j["notes"] = r.notes;
   j["wall_s"] = r.wall_s;
   return j;

@@ -157,7 +157,7 @@ void run_native_t(RunContext& ctx) {
   }
   m["sys_s"] = sys_ns / 1e9;
   if (w == "usemem") {
-    usemem_metrics(by_iteration(outs, um.iterations), ctx.machine.nr_nodes(), m);
+    usemem_metrics(by_iteration(outs, um.iterations), ctx.machine.nr_nodes(), r);
     m["data_scale"] = static_cast<double>(um.task.data_scale);
     m["size_bytes"] = static_cast<double>(um.task.size);
     r.invariant_checks += mixed.invariant_checks;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -14,6 +15,8 @@
 #include "summaries.h"
 #include "pagesim/error.h"
 #include "pagesim/mm/invariants.h"
+#include "pagesim/mm/memmap.h"
+#include "pagesim/mm/page.h"
 #include "pagesim/rng.h"
 
 namespace pagesim::run {
@@ -131,6 +134,19 @@ RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned r
   return r;
 }
 
+unsigned auto_jobs(const scenario::ScenarioSet& set) {
+  uint64_t runs = 0, need = 0;
+  for (const scenario::Scenario& sc : set) {
+    if (sc.engine == "native") return 1;
+    runs += uint64_t{sc.repeats} * sc.variants.size();
+    need = std::max<uint64_t>(need, sc.machine.total_pages() * sizeof(mm::Page) + (256u << 20));
+  }
+  uint64_t jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (const uint64_t avail = mm::HostMemory::probe().mem_available_bytes; avail && need)
+    jobs = std::min(jobs, avail / need);
+  return static_cast<unsigned>(std::clamp<uint64_t>(std::min(jobs, runs), 1, std::numeric_limits<unsigned>::max()));
+}
+
 std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOptions& opt) {
   struct Job {
     const scenario::Scenario* sc;
@@ -142,7 +158,8 @@ std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOption
     for (unsigned rep = 0; rep < sc.repeats; ++rep)
       for (size_t v = 0; v < sc.variants.size(); ++v) jobs.push_back({&sc, v, rep});
   const bool native = std::any_of(set.begin(), set.end(), [](const scenario::Scenario& sc) { return sc.engine == "native"; });
-  const unsigned workers = native ? 1 : std::max(1u, std::min<unsigned>(opt.jobs, static_cast<unsigned>(jobs.size())));
+  const unsigned asked = opt.jobs ? opt.jobs : auto_jobs(set);
+  const unsigned workers = native ? 1 : std::max(1u, std::min<unsigned>(asked, static_cast<unsigned>(jobs.size())));
 
   // The callbacks see one run at a time.
   std::mutex callbacks;

@@ -117,7 +117,7 @@ void run_uniprocessor(RunContext& ctx) {
       ex.set_cpu(cpu);
       mm.drain_local_pages();
     }
-    usemem_metrics(results, ctx.machine.nr_nodes(), ctx.result.metrics);
+    usemem_metrics(results, ctx.machine.nr_nodes(), ctx.result);
     ctx.result.metrics["data_scale"] = static_cast<double>(s.task.data_scale);
     ctx.result.metrics["size_bytes"] = static_cast<double>(s.task.size);
     ctx.result.metrics["elapsed_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

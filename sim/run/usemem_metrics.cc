@@ -6,8 +6,40 @@
 
 namespace pagesim::run {
 
+namespace {
+
+// The share of a task's stores that went to another node than its CPU's. Stores are uniform
+// over the task's pages; without the engine's store-loop residency, the share is that of its
+// pages on another node than the CPU it faulted on.
+double remote_share(const workload::UsememTaskResult& t) {
+  if (t.remote_store_share >= 0) return t.remote_store_share;
+  return t.pages ? static_cast<double>(t.remote_pages) / static_cast<double>(t.pages) : 0;
+}
+
+TaskPlacement::Iteration placement_of(const workload::UsememTaskResult& t) {
+  TaskPlacement::Iteration p;
+  p.failed = t.failed;
+  p.reserve_node = t.reserve_node;
+  p.fault_node = t.fault_node;
+  p.fault_node_pages = t.fault_node_pages;
+  for (uint64_t ps : t.store_node_ps) p.store_loop_node_s.push_back(static_cast<double>(ps) / 1e12);
+  p.remote_store_share_pct = remote_share(t) * 100;
+  return p;
+}
+
+}  // namespace
+
 void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& results, unsigned nr_nodes,
-                    std::map<std::string, double>& m) {
+                    RunResult& r) {
+  std::map<std::string, double>& m = r.metrics;
+  r.tasks.clear();
+  for (const auto& iteration : results) {
+    if (r.tasks.size() < iteration.size()) r.tasks.resize(iteration.size());
+    for (size_t t = 0; t < iteration.size(); ++t) {
+      r.tasks[t].task = static_cast<unsigned>(t);
+      r.tasks[t].iterations.push_back(placement_of(iteration[t]));
+    }
+  }
   std::vector<double> throughput, medians;
   double reserve_s = 0, fault_s = 0;
   double free_sum = 0, free_n = 0, stores = 0, remote_stores = 0, failed = 0, user_ns = 0;
@@ -24,13 +56,8 @@ void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& 
       reserve_s += static_cast<double>(t.reserve_ns) / 1e9;
       fault_s += static_cast<double>(t.fault_ns) / 1e9;
       free_n++;
-      // Stores are uniform over the task's pages, so the remote share of its stores is the
-      // share of its pages on another node than the CPU it ran on.
       stores += static_cast<double>(t.stores);
-      if (t.remote_store_share >= 0)
-        remote_stores += static_cast<double>(t.stores) * t.remote_store_share;
-      else if (t.pages)
-        remote_stores += static_cast<double>(t.stores) * static_cast<double>(t.remote_pages) / static_cast<double>(t.pages);
+      remote_stores += static_cast<double>(t.stores) * remote_share(t);
       user_ns += static_cast<double>(t.user_ns);
       for (unsigned n = 0; n < nr_nodes && n < t.fault_node_pages.size(); ++n) fault_pages[n] += static_cast<double>(t.fault_node_pages[n]);
       if (t.reserve_node < nr_nodes) reserve_tasks[t.reserve_node]++;

@@ -5,14 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "pagesim/run/result.h"
 #include "pagesim/workload/usemem.h"
 
 namespace pagesim::run {
 
-// results[i] are iteration i's task results. Adds vm-scalability's throughput, median,
-// free_time and their stddev, the remote-store share and the placement counts to `metrics`.
+// results[i] are iteration i's task results, in task order. Adds vm-scalability's throughput,
+// median, free_time and their stddev, the remote-store share and the placement counts to
+// r.metrics, and each task's placement per iteration to r.tasks (timelines are the engine's).
 void usemem_metrics(const std::vector<std::vector<workload::UsememTaskResult>>& results, unsigned nr_nodes,
-                    std::map<std::string, double>& metrics);
+                    RunResult& r);
 
 // Regroups per-task results (outs[t].usemem[i]: task t, iteration i) by iteration.
 template <class TaskOuts>

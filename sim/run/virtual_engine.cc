@@ -279,7 +279,10 @@ void run_virtual(RunContext& ctx) {
   m["model_accesses"] = model_accesses;
   m["causality_slack_accesses"] = static_cast<double>(eng.slack_accesses());
   if (w == "usemem") {
-    usemem_metrics(by_iteration(outs, um.iterations), ctx.machine.nr_nodes(), m);
+    usemem_metrics(by_iteration(outs, um.iterations), ctx.machine.nr_nodes(), r);
+    for (unsigned t = 0; t < n && t < r.tasks.size(); ++t)
+      for (const VirtualCpu::Placement& p : eng.task(t).placements())
+        r.tasks[t].timeline.push_back({p.at / 1000, p.cpu});
     m["size_bytes"] = static_cast<double>(um.task.size);
     m["nr_task"] = n;
     for (size_t it = 0; it < loops.size(); ++it)

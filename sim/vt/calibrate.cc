@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "calibrate_fallbacks.h"
+#include "pagesim/huge_region.h"
 #include "pagesim/rng.h"
 #include "pagesim/scenario/units.h"
 
@@ -26,7 +27,6 @@ namespace pagesim::vt {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr uint64_t kHugePage = 2ull << 20;
 constexpr uint64_t kPage = 4096;
 
 double ns_since(Clock::time_point t0) { return std::chrono::duration<double, std::nano>(Clock::now() - t0).count(); }
@@ -49,29 +49,9 @@ double median_of(unsigned runs, Fn once) {
 
 std::string size_text(uint64_t bytes) { return scenario::format_size(static_cast<int64_t>(bytes)); }
 
-// Anonymous memory, 2 MiB aligned and advised MADV_HUGEPAGE: with transparent huge pages, a
-// random walk over it rarely misses the TLB, so the chase times the memory, not page walks.
-class Buffer {
- public:
-  explicit Buffer(uint64_t bytes) : bytes_((bytes + kHugePage - 1) / kHugePage * kHugePage), mapped_(bytes_ + kHugePage) {
-    map_ = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map_ == MAP_FAILED)
-      throw std::runtime_error(fmt::format("calibrate: cannot map {} of memory: {}", size_text(mapped_), std::strerror(errno)));
-    const uintptr_t a = reinterpret_cast<uintptr_t>(map_);
-    data_ = reinterpret_cast<char*>((a + kHugePage - 1) / kHugePage * kHugePage);
-    (void)::madvise(data_, bytes_, MADV_HUGEPAGE);  // best effort: without THP the figures include page walks
-  }
-  ~Buffer() { ::munmap(map_, mapped_); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-
-  char* data() const { return data_; }
-
- private:
-  uint64_t bytes_, mapped_;
-  void* map_ = nullptr;
-  char* data_ = nullptr;
-};
+// The chase buffer is a HugeRegion: with THP a random walk over it rarely misses the TLB, so
+// the chase times the memory, not page walks.
+using Buffer = HugeRegion;
 
 // --------------------------------------------------------------- latency: pointer chase
 
@@ -86,7 +66,7 @@ static_assert(sizeof(ChaseNode) == 64, "one node per cache line");
 // once, in an order no prefetcher can follow.
 double chase_ns(uint64_t bytes, const CalibrateOptions& opt) {
   const uint64_t n = std::max<uint64_t>(2, bytes / sizeof(ChaseNode));
-  Buffer buf(n * sizeof(ChaseNode));
+  Buffer buf(n * sizeof(ChaseNode), "calibrate");
   ChaseNode* nodes = reinterpret_cast<ChaseNode*>(buf.data());
   for (uint64_t i = 0; i < n; ++i) ::new (nodes + i) ChaseNode{nullptr, i};
   Rng rng(opt.seed, /*stream=*/n);
@@ -124,7 +104,7 @@ void clear_pages(char* p, uint64_t bytes, int value) {
 double clear_gbs(unsigned threads, uint64_t bytes, unsigned runs) {
   runs = std::max(runs, 1u);
   const uint64_t share = std::max(kPage, bytes / threads / kPage * kPage);
-  Buffer buf(share * threads);
+  Buffer buf(share * threads, "calibrate");
   std::vector<Clock::time_point> start(size_t{threads} * runs), end(size_t{threads} * runs);
   std::barrier sync(threads);
   const auto body = [&](unsigned t) {

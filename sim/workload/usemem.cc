@@ -12,13 +12,8 @@ uint64_t now_ns() {
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 }
 
-DataRegion::DataRegion(uint64_t bytes) : bytes_(std::max<uint64_t>(bytes, 4096)) {
-  p_ = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p_ == MAP_FAILED) throw InputError(fmt::format("usemem: cannot map a {} MiB data region on this host", bytes_ >> 20));
-  madvise(p_, bytes_, MADV_HUGEPAGE);
-}
-
-DataRegion::~DataRegion() { ::munmap(p_, bytes_); }
+DataRegion::DataRegion(uint64_t bytes)
+    : region_(std::max<uint64_t>(bytes, 4096), "usemem data region", /*noreserve=*/true) {}
 
 LkpSample lkp_parse(const std::vector<UsememTaskResult>& tasks) {
   LkpSample s;

@@ -112,6 +112,10 @@ nlohmann::ordered_json full_document() {
       r.memmap_backing = "4k";
       r.bad_page_reports = {"BUG: Bad page state"};
       r.notes = {"native engine: 2 threads on 2 host cores"};
+      r.tasks = {run::TaskPlacement{.task = 0,
+                                    .timeline = {{.at_ns = 0, .cpu = 3}, {.at_ns = 1000, .cpu = 70}},
+                                    .iterations = {{.reserve_node = 0, .fault_node = 1, .fault_node_pages = {2, 6},
+                                                    .store_loop_node_s = {0.5, 1.5}, .remote_store_share_pct = 43.75}}}};
       runs.push_back(r);
     }
   return report::to_json(set, runs, true);

@@ -124,6 +124,47 @@ TEST(VirtualRuns, UsememCharacteristics) {
   EXPECT_TRUE(hugetlb_lock);
 }
 
+// The per-task placement in the result agrees with the scheduler's counters and with the
+// aggregate placement metrics: 16 tasks time-sharing 8 vCPUs under NUMA balancing.
+TEST(VirtualRuns, TaskPlacementsAgreeWithTheSchedulerAndTheMetrics) {
+  scenario::Scenario sc = make_scenario("usemem", "v5.17", 4);
+  sc.engine_options.sched = "numa";
+  std::map<std::string, workload::ParamValue> values = sc.params.values();
+  values["nr_task"] = int64_t{16};
+  sc.params = workload::Params(values);
+  const run::RunResult r = run::run_one(sc, 0, 0, {});
+  const auto& m = r.metrics;
+  ASSERT_EQ(r.tasks.size(), 16u);
+  double moves = 0, reserve_node0 = 0, fault_node1 = 0, remote_pct_sum = 0;
+  for (size_t t = 0; t < r.tasks.size(); ++t) {
+    const run::TaskPlacement& p = r.tasks[t];
+    EXPECT_EQ(p.task, t);
+    ASSERT_EQ(p.iterations.size(), 2u);
+    ASSERT_FALSE(p.timeline.empty());
+    for (size_t i = 0; i < p.timeline.size(); ++i) {
+      EXPECT_LT(p.timeline[i].cpu, 8u);
+      if (i) {
+        EXPECT_LE(p.timeline[i - 1].at_ns, p.timeline[i].at_ns) << "task " << t;
+      }
+    }
+    moves += static_cast<double>(p.timeline.size());
+    for (const run::TaskPlacement::Iteration& it : p.iterations) {
+      EXPECT_FALSE(it.failed);
+      reserve_node0 += it.reserve_node == 0;
+      fault_node1 += it.fault_node == 1;
+      ASSERT_EQ(it.store_loop_node_s.size(), 2u);
+      EXPECT_GT(it.store_loop_node_s[0] + it.store_loop_node_s[1], 0);
+      EXPECT_EQ(it.fault_node_pages.size(), 2u);
+      remote_pct_sum += it.remote_store_share_pct;
+    }
+  }
+  // Every placement is a fork (the engine's start, then each iteration's) or a migration.
+  EXPECT_EQ(moves, m.at("sched.migrations") + 16 * (1 + 2));
+  EXPECT_EQ(reserve_node0, m.at("reserve_tasks_node0"));
+  EXPECT_EQ(fault_node1, m.at("fault_tasks_node1"));
+  EXPECT_GT(remote_pct_sum, 0);
+}
+
 TEST(VirtualRuns, HundredTwentyEightTasksOnHundredTwentyEightVcpus) {
   scenario::Scenario sc = make_scenario("usemem", "v5.17+mel", 64, 2, 1ull << 30);
   const run::RunResult r = run::run_one(sc, 0, 0, {});

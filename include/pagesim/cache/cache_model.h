@@ -50,6 +50,8 @@ class CacheModel {
   // A host-side hint, no model effect: starts loading the sets an access by `cpu` to `line`
   // will look at (its core's L1 and L2 sets, every socket's snoop-filter and LLC sets), so
   // that a walk can overlap the model's own memory misses. Out-of-range arguments are ignored.
+  // (Prefetching every host line of each set, and the victims' sets a fill will touch, was
+  // measured too: slower on L1-hit walks and no faster on cold ones. docs/performance.md.)
   void prefetch_sets(unsigned cpu, uint64_t line) const;
 
   // Models one access by `cpu` to `line`, homed on node `home_node`, and returns the level

@@ -122,6 +122,12 @@ class VirtualCpu {
   const std::array<ps_t, kNumSites>& spin_ps() const { return spin_ps_; }
   // When the task was last forked (usemem's start_time is taken before the fork).
   ps_t forked_at() const;
+  // Where the task ran: the CPU it was placed on at each fork and migration, in time order.
+  struct Placement {
+    ps_t at = 0;
+    unsigned cpu = 0;
+  };
+  const std::vector<Placement>& placements() const { return placements_; }
   uint64_t migrations() const { return nr_migrations_; }       // se.nr_migrations
   uint64_t involuntary_switches() const { return nr_invol_; }  // nr_involuntary_switches
   uint64_t voluntary_switches() const { return nr_vol_; }
@@ -131,7 +137,7 @@ class VirtualCpu {
   friend class VirtualEngine;
   LockContext context() const;
   cache::Outcome model_access(uint64_t line, uint16_t home, AccessKind kind, Site site, LineKind lk);
-  void place(unsigned cpu);
+  void place(unsigned cpu, ps_t at);  // at: the virtual time of the move, for placements()
   void check_may_schedule(const char* what) const;
   // A scheduler event: apply a pending migration, or give the CPU to a queued task once the
   // slice is used up (involuntary switch).
@@ -155,6 +161,7 @@ class VirtualCpu {
   std::array<ps_t, kNumSites> site_ps_{}, spin_ps_{};
   uint64_t nr_migrations_ = 0, nr_invol_ = 0, nr_vol_ = 0;
   int pending_cpu_ = -1;  // a balancer's migration, applied at the next scheduler event
+  std::vector<Placement> placements_;
   std::vector<LockStatCpu> lockstat_;
   IrqOffStat irqoff_;
   AccessCounters access_;

@@ -36,6 +36,25 @@ struct ProcSnapshot {  // kernel-format text, captured at the end of the run
   std::string buddyinfo, zoneinfo, vmstat, pagetypeinfo, lock_stat;
 };
 
+// One usemem task's placement: where it ran (virtual engine) and, per iteration, where it
+// reserved, faulted and ran its store loop.
+struct TaskPlacement {
+  struct Move {
+    uint64_t at_ns = 0;  // virtual time
+    unsigned cpu = 0;
+  };
+  struct Iteration {
+    bool failed = false;
+    unsigned reserve_node = 0, fault_node = 0;
+    std::vector<uint64_t> fault_node_pages;  // the task's huge pages by node
+    std::vector<double> store_loop_node_s;   // store-loop time by node (virtual engine)
+    double remote_store_share_pct = 0;
+  };
+  unsigned task = 0;
+  std::vector<Move> timeline;  // the fork placement, then every migration (virtual engine)
+  std::vector<Iteration> iterations;
+};
+
 struct RunResult {
   std::string variant;
   std::string engine;
@@ -53,6 +72,7 @@ struct RunResult {
   std::string memmap_backing;
   std::vector<std::string> bad_page_reports;  // "Bad page state" lines, first ones
   ProcSnapshot proc;
+  std::vector<TaskPlacement> tasks;  // usemem only
   std::vector<std::string> notes;  // caveats the reader must see, e.g. oversubscribed host
   double wall_s = 0;  // host wall time of the run (excluded from determinism checks)
 };

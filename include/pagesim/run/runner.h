@@ -27,6 +27,7 @@ struct RunOptions {
   std::function<void(const mm::Machine&, RunResult&)> capture;
   // Runs at once (host threads). Runs are independent, so results are the same for any value;
   // the native engine always runs one at a time (its threads own the host's cores).
+  // 0: auto_jobs().
   unsigned jobs = 1;
 };
 
@@ -35,6 +36,11 @@ uint64_t repeat_seed(uint64_t seed, unsigned repeat);
 
 // Runs one variant/repeat of a scenario. Throws InputError for an unknown engine or workload.
 RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned repeat, const RunOptions& opt);
+
+// How many of the set's runs fit at once on this host: one per host CPU, as many as host memory
+// holds (each run's memmap, 64 bytes per simulated page, plus a margin for the cache model),
+// at least 1 and at most the number of runs. 1 for the native engine.
+unsigned auto_jobs(const scenario::ScenarioSet& set);
 
 // Runs every variant x repeat of every sweep point and returns them in that order, opt.jobs at
 // a time. The callbacks are never called concurrently. Stops early (returning the runs that

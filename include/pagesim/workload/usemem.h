@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pagesim/error.h"
+#include "pagesim/huge_region.h"
 #include "pagesim/mm/hugetlb.h"
 #include "pagesim/rng.h"
 
@@ -52,15 +53,11 @@ struct UsememTaskResult {
 class DataRegion {
  public:
   explicit DataRegion(uint64_t bytes);
-  ~DataRegion();
-  DataRegion(const DataRegion&) = delete;
-  DataRegion& operator=(const DataRegion&) = delete;
-  uint64_t* words() { return static_cast<uint64_t*>(p_); }
-  uint64_t bytes() const { return bytes_; }
+  uint64_t* words() { return reinterpret_cast<uint64_t*>(region_.data()); }
+  uint64_t bytes() const { return region_.bytes(); }
 
  private:
-  void* p_ = nullptr;
-  uint64_t bytes_ = 0;
+  HugeRegion region_;
 };
 
 // Host monotonic time in ns (usemem's gettimeofday).
