@@ -203,11 +203,16 @@ void VirtualCpu::schedule_point() {
 }
 
 std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::vector<double>& ps_per_unit) {
-  std::vector<ps_t> on(ps_per_unit.size(), 0);
-  const ps_t chunk = eng_->policy_->tick_period() ? std::max(eng_->policy_->slice(), eng_->policy_->tick_period()) : 0;
+  return run_user(units, [&ps_per_unit](unsigned node) { return ps_per_unit[node]; });
+}
+
+std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::function<double(unsigned node)>& ps_per_unit) {
+  std::vector<ps_t> on(eng_->machine().nr_nodes(), 0);
+  const SchedPolicy& policy = *eng_->policy_;
+  const ps_t chunk = policy.tick_period() ? std::max(policy.slice(), policy.tick_period()) : eng_->opt_.sched.tick_ps;
   double left = static_cast<double>(units);
   while (left > 0) {
-    const double per = ps_per_unit[node_];
+    const double per = ps_per_unit(node_);
     const double all = left * per;
     ps_t dt = static_cast<ps_t>(std::ceil(all));
     if (chunk && dt > chunk) dt = chunk;

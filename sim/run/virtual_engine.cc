@@ -12,6 +12,7 @@
 #include "engine.h"
 #include "pagesim/error.h"
 #include "pagesim/exec/virtual.h"
+#include "pagesim/vt/live_store_loops.h"
 #include "pagesim/vt/memory_model.h"
 #include "pagesim/workload/churn.h"
 #include "pagesim/workload/random_mixed.h"
@@ -82,11 +83,13 @@ void churn_task(RunContext& ctx, E& ex, mm::Mm<E>& mm, TaskOut& out, Phase& ph) 
   mm.drain_local_pages();
 }
 
-// The analytic store loop of one usemem iteration: the loaded latencies, solved once every
-// task has faulted, from where each task runs then and how many tasks share its CPU.
+// The analytic store loops of one usemem iteration. `result`: the loaded latencies solved once
+// every task has faulted, from where each task runs then and how many tasks share its CPU
+// (reported). `live`: the same re-solved as the loops run, move and end (what is charged).
 struct StoreLoops {
   std::vector<vt::StoreLoopTask> tasks;
   std::optional<vt::StoreLoopResult> result;
+  std::optional<vt::LiveStoreLoops> live;
   std::vector<unsigned long> surplus_node;  // HugePages_Surp per node once every task faulted
 };
 
@@ -124,13 +127,16 @@ void usemem_task(RunContext& ctx, VirtualEngine& eng, E& ex, mm::Mm<E>& mm, Task
     ex.rendezvous();  // every task has faulted; clocks are untouched
     if (!L.result) {
       L.result = vt::store_loop(eng.model(), L.tasks);
+      L.live.emplace(eng.model(), static_cast<unsigned>(L.tasks.size()));
       eng.cache().flush_all();  // the 63 GiB random footprint flushes every cache
       for (unsigned n = 0; n < nodes; ++n) L.surplus_node.push_back(ctx.machine.hstate().surplus_huge_pages_node[n]);
     }
     if (!r.failed) {
-      std::vector<double> per_store(nodes);
-      for (unsigned n = 0; n < nodes; ++n) per_store[n] = vt::store_ps_on(eng.model(), *L.result, r.fault_node_pages, n);
-      r.store_node_ps = ex.run_user(mine.stores, per_store);
+      // do_rw_once, each slice at the latencies of where every loop runs at that moment.
+      r.store_node_ps = ex.run_user(mine.stores, [&](unsigned node) {
+        return L.live->per_store_ps(ex.task(), r.fault_node_pages, node, 1.0 / std::max(1u, eng.runqueues().nr_running(ex.cpu())));
+      });
+      L.live->leave(ex.task());
       ps_t loop = 0;
       double remote = 0;
       for (unsigned n = 0; n < nodes; ++n) loop += r.store_node_ps[n];
@@ -293,6 +299,8 @@ void run_virtual(RunContext& ctx) {
           m[fmt::format("store_remote_ns_node{}_it{}", h, it)] = loops[it].result->remote_ns[h];
           m[fmt::format("hugepages_surp_node{}_it{}", h, it)] = static_cast<double>(loops[it].surplus_node[h]);
         }
+    for (size_t it = 0; it < loops.size(); ++it)
+      if (loops[it].live) m[fmt::format("store_latency_solves_it{}", it)] = static_cast<double>(loops[it].live->solves());
     scheduler_metrics(eng, n, ph.t1 - ph.t0, m);
     perf_profile_metrics(eng, n, ph.t1 - ph.t0, m);
   } else if (w == "random_mixed") {

@@ -63,7 +63,9 @@ TEST_P(BadInputCli, ExitsTwoWithPositionAndCreatesNothing) {
   const Result r = pagesim(args, dir);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find(c.where), std::string::npos) << r.err;
-  if (*c.key) EXPECT_NE(r.err.find(c.key), std::string::npos) << r.err;
+  if (*c.key) {
+    EXPECT_NE(r.err.find(c.key), std::string::npos) << r.err;
+  }
   EXPECT_EQ(r.out, "");
   // Nothing but the scenario itself: no result, no temporary file, no proc directory.
   std::vector<std::string> left;
@@ -134,6 +136,30 @@ TEST(Cli, RunWritesEveryOutputAndNoProgressWithoutATty) {
   EXPECT_NE(slurp(dir / "res/result.json").find("\"schema\": \"pagesim/1\""), std::string::npos);
   EXPECT_TRUE(fs::exists(dir / "res/result.csv"));
   EXPECT_TRUE(fs::is_directory(dir / "res/proc"));
+}
+
+// tools/usemem-placement.py reads the per-task placement of a virtual run (the fork-relative
+// migration windows and the store-loop fit) for every variant. VirtualCli: fibers stay out of
+// the sanitizer jobs.
+TEST(VirtualCli, UsememPlacementToolReadsTheRunsTasks) {
+  const fs::path dir = fresh_dir();
+  const fs::path scenario = fs::path(PAGESIM_SOURCE_DIR) / "scenarios/usemem-small.yaml";
+  const fs::path json = dir / "r.json";
+  const Result r = pagesim("run " + quote(scenario.string()) +
+                               " --set engine.name=virtual --set engine.sched=numa --set machine.cpus_per_node=4"
+                               " --set repeats=1 --set workload.params.iterations=2 -q --json " + quote(json.string()),
+                           dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const fs::path out = dir / "tool.txt";
+  const std::string tool = (fs::path(PAGESIM_SOURCE_DIR) / "tools/usemem-placement.py").string();
+  ASSERT_EQ(std::system(("python3 " + quote(tool) + " " + quote(json.string()) + " >" + quote(out.string())).c_str()), 0);
+  const std::string text = slurp(out);
+  for (const char* want : {"v5.17\n", "v5.17+mel\n", "migrations since fork: <10ms: ", "store loop: ns/store = "})
+    EXPECT_NE(text.find(want), std::string::npos) << want << " in\n" << text;
+  // A file that is not JSON is refused with exit code 2.
+  std::ofstream(dir / "bad.json") << "{";
+  const int status = std::system(("python3 " + quote(tool) + " " + quote((dir / "bad.json").string()) + " 2>/dev/null").c_str());
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2);
 }
 
 TEST(Cli, ListNamesEverySection) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "pagesim/error.h"
+#include "pagesim/vt/live_store_loops.h"
 #include "pagesim/vt/machine_model.h"
 #include "pagesim/vt/memory_model.h"
 
@@ -127,6 +128,30 @@ TEST(VirtualMemoryModel, SaturatedNodeStretchesLatencyByDemandOverBandwidth) {
   // Achieved traffic cannot exceed the node's bandwidth (to the solver's precision).
   const double per_task = 1e12 / (static_cast<double>(r.time_ps[0]) / 1e6) * 128;
   EXPECT_LE(64 * per_task, m.dram_bw_bytes_per_s * 1.01);
+}
+
+// While loops run, each price is store_loop()'s for the loops running at that moment: it rises
+// as loops join, falls back as they end or move away, and is re-solved only after a change.
+TEST(VirtualMemoryModel, LiveLoopsArePricedAtTheLoopsRunningNow) {
+  const MachineModel m = load_machine_model(default_machine_file());
+  const std::vector<uint64_t> local{1, 0};
+  const auto alone = [&](unsigned n) {
+    return store_ps_on(m, store_loop(m, std::vector<StoreLoopTask>(n, StoreLoopTask{1, local, {1, 0}})), local, 0);
+  };
+  LiveStoreLoops live(m, 64);
+  EXPECT_DOUBLE_EQ(live.per_store_ps(0, local, 0, 1), alone(1));
+  EXPECT_DOUBLE_EQ(live.per_store_ps(0, local, 0, 1), alone(1));
+  EXPECT_EQ(live.solves(), 1u);  // nothing changed, nothing re-solved
+  for (unsigned t = 1; t < 64; ++t) live.per_store_ps(t, local, 0, 1);
+  const double crowded = live.per_store_ps(0, local, 0, 1);
+  EXPECT_DOUBLE_EQ(crowded, alone(64));
+  EXPECT_GT(crowded, 2 * alone(1));  // 64 loops saturate node 0's DRAM
+  for (unsigned t = 1; t < 64; ++t) live.leave(t);
+  EXPECT_DOUBLE_EQ(live.per_store_ps(0, local, 0, 1), alone(1));
+  // Running on node 1, every store is remote.
+  std::vector<StoreLoopTask> away{StoreLoopTask{1, local, {0, 1}}};
+  EXPECT_DOUBLE_EQ(live.per_store_ps(0, local, 1, 1), store_ps_on(m, store_loop(m, away), local, 1));
+  EXPECT_GT(live.per_store_ps(0, local, 1, 1), alone(1));
 }
 
 }  // namespace

@@ -101,10 +101,13 @@ class VirtualCpu {
   void clear_huge_page(unsigned page_node);
   // Advances the clock by `ps` of work that touches no shared state (analytic phases).
   void advance(ps_t ps) { clock_ += ps; }
-  // User-mode work of `units` units whose cost per unit depends on the node the task runs on
-  // (ps_per_unit[node], picoseconds, fractional). Runs in slices; between slices the task may
-  // be preempted or migrated, so the node can change along the way. Returns the time spent on
-  // each node.
+  // User-mode work of `units` units whose cost per unit (picoseconds, fractional) depends on
+  // the node the task runs on and may change while it runs: ps_per_unit(node) is asked again
+  // at every slice. Runs in slices (the policy's slice or tick; one tick, tick_ps, for a
+  // policy without ticks); between slices the task may be preempted or migrated, so the node
+  // can change along the way. Returns the time spent on each node.
+  std::vector<ps_t> run_user(uint64_t units, const std::function<double(unsigned node)>& ps_per_unit);
+  // The same at a fixed cost per node.
   std::vector<ps_t> run_user(uint64_t units, const std::vector<double>& ps_per_unit);
   void sync();  // the causality check (public for workloads that compute analytically)
 
