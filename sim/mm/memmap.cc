@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "pagesim/error.h"
@@ -34,9 +35,42 @@ HostMemory HostMemory::probe() {
   return h;
 }
 
-Memmap::Memmap(uint64_t nr_pages, const HostMemory& host, bool prefer_hugetlb) : nr_pages_(nr_pages) {
+namespace {
+
+// Mappings of destroyed memmaps, newest last (see "Reuse" in memmap.h).
+struct Pooled {
+  void* base;
+  size_t bytes;
+  bool prefer_hugetlb;
+  MemmapBacking backing;
+  std::string note;
+};
+std::mutex pool_mutex;
+std::vector<Pooled>& pool() {
+  static std::vector<Pooled> p;  // guarded by pool_mutex
+  return p;
+}
+
+}  // namespace
+
+Memmap::Memmap(uint64_t nr_pages, const HostMemory& host, bool prefer_hugetlb)
+    : nr_pages_(nr_pages), prefer_hugetlb_(prefer_hugetlb) {
   constexpr size_t kHuge = 2u << 20;
   bytes_ = (nr_pages * sizeof(Page) + kHuge - 1) / kHuge * kHuge;
+  initialised_.assign((nr_pages + PAGES_PER_SECTION - 1) / PAGES_PER_SECTION, 0);
+  {
+    std::lock_guard<std::mutex> g(pool_mutex);
+    auto& p = pool();
+    for (auto it = p.rbegin(); it != p.rend(); ++it)
+      if (it->bytes == bytes_ && it->prefer_hugetlb == prefer_hugetlb) {
+        base_ = static_cast<Page*>(it->base);
+        backing_ = it->backing;
+        backing_note_ = std::move(it->note);
+        reused_ = true;
+        p.erase(std::next(it).base());
+        return;
+      }
+  }
   if (host.mem_available_bytes && bytes_ > host.mem_available_bytes)
     throw InputError(fmt::format(
         "machine: the memmap needs {} MiB of host memory for {} simulated pages, but only {} MiB is available",
@@ -65,11 +99,17 @@ Memmap::Memmap(uint64_t nr_pages, const HostMemory& host, bool prefer_hugetlb) :
     }
   }
   base_ = static_cast<Page*>(p);
-  initialised_.assign((nr_pages + PAGES_PER_SECTION - 1) / PAGES_PER_SECTION, 0);
 }
 
 Memmap::~Memmap() {
-  if (base_) munmap(base_, bytes_);
+  if (!base_) return;
+  std::lock_guard<std::mutex> g(pool_mutex);
+  auto& p = pool();
+  p.push_back({base_, bytes_, prefer_hugetlb_, backing_, std::move(backing_note_)});
+  if (p.size() > kPooled) {  // the oldest goes back to the host
+    munmap(p.front().base, p.front().bytes);
+    p.erase(p.begin());
+  }
 }
 
 }  // namespace pagesim::mm

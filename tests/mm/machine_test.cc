@@ -1,6 +1,9 @@
 // Boot-time derivations: min_free_kbytes, watermarks, pcp high/batch, vmstat thresholds,
 // deferred struct-page init and host admission.
+#include <cstring>
+
 #include "pagesim/error.h"
+#include "pagesim/mm/memmap.h"
 #include "test_util.h"
 
 namespace pagesim::test {
@@ -88,6 +91,29 @@ TEST(Machine, MemmapBackingIsReported) {
   EXPECT_EQ(m->memmap().backing(), mm::MemmapBacking::small_pages);  // HostMemory{}: no THP, no hugetlb
   mm::Machine probed(mm::MachineSpec::uniform(1, 1, 64ull << 20), preset("v5.17"));
   EXPECT_FALSE(probed.memmap().backing_note().empty());
+}
+
+// A destroyed memmap's mapping serves the next one of its size, and a section constructed in it
+// starts from zeroed struct pages, as a fresh mapping's do (mm_zero_struct_page).
+TEST(Machine, ReusedMemmapStartsFromZeroedStructPages) {
+  const uint64_t pages = 3 * mm::PAGES_PER_SECTION + 5;  // a size no other test uses
+  const mm::HostMemory host{};
+  const auto nothing = [](mm::Page*, mm::pfn_t) {};
+  uintptr_t first;
+  {
+    mm::Memmap a(pages, host, false);
+    EXPECT_FALSE(a.reused());
+    a.init_section(1, nothing);
+    std::memset(static_cast<void*>(a.pfn_to_page(mm::PAGES_PER_SECTION + 7)), 0xab, sizeof(mm::Page));
+    first = reinterpret_cast<uintptr_t>(a.pfn_to_page(0));
+  }
+  mm::Memmap b(pages, host, false);
+  ASSERT_TRUE(b.reused());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b.pfn_to_page(0)), first);
+  EXPECT_FALSE(b.section_initialised(1));
+  b.init_section(1, nothing);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(b.pfn_to_page(mm::PAGES_PER_SECTION + 7));
+  for (size_t i = 0; i < sizeof(mm::Page); ++i) EXPECT_EQ(bytes[i], 0) << "byte " << i;
 }
 
 TEST(Machine, RejectsBadSpecs) {
