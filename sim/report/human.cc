@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "pagesim/report/report.h"
 #include "stats.h"
@@ -54,6 +55,27 @@ void locks(std::string& out, const run::RunResult& r) {
     out += fmt::format("    {:<16} {:<14} {:>12} {:>11} {:>12.2f} {:>10.2f} {:>12.2f} {:>10.2f}\n", l.name, l.instance,
                        l.acquisitions, l.contentions, l.wait_ns_total / 1e3, l.wait_ns_max / 1e3, l.hold_ns_total / 1e3,
                        l.hold_ns_max / 1e3);
+}
+
+// usemem: task-iterations by the node of their mmap (reservation), of their first fault and
+// where their store loop ran longest (runs[].tasks in the JSON has each task).
+void placement(std::string& out, const run::RunResult& r) {
+  if (r.tasks.empty()) return;
+  std::map<std::string, unsigned> counts;
+  for (const run::TaskPlacement& t : r.tasks)
+    for (const run::TaskPlacement::Iteration& it : t.iterations) {
+      const auto& loop = it.store_loop_node_s;
+      const std::string where = it.failed ? "failed"
+                                : loop.empty()
+                                    ? fmt::format("{}→{}", it.reserve_node, it.fault_node)
+                                    : fmt::format("{}→{}→{}", it.reserve_node, it.fault_node,
+                                                  std::max_element(loop.begin(), loop.end()) - loop.begin());
+      counts[where]++;
+    }
+  const bool loops = !r.tasks.front().iterations.empty() && !r.tasks.front().iterations.front().store_loop_node_s.empty();
+  out += fmt::format("  placement (repeat {}, task-iterations by node of mmap → first fault{}):\n", r.repeat,
+                     loops ? " → most of the store loop" : "");
+  for (const auto& [where, n] : counts) out += fmt::format("    {:<10} {:>6}\n", where, n);
 }
 
 void cache(std::string& out, const run::RunResult& r) {
@@ -110,6 +132,7 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
       const run::RunResult& first = *v.runs.front();
       zones(out, first);
       locks(out, first);
+      placement(out, first);
       cache(out, first);
       health(out, v);
       out += '\n';
