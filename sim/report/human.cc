@@ -62,9 +62,11 @@ void locks(std::string& out, const run::RunResult& r) {
 void placement(std::string& out, const run::RunResult& r) {
   if (r.tasks.empty()) return;
   std::map<std::string, unsigned> counts;
+  bool loops = false;  // the engine followed the store loops (virtual)
   for (const run::TaskPlacement& t : r.tasks)
     for (const run::TaskPlacement::Iteration& it : t.iterations) {
       const auto& loop = it.store_loop_node_s;
+      loops |= !loop.empty();
       const std::string where = it.failed ? "failed"
                                 : loop.empty()
                                     ? fmt::format("{}→{}", it.reserve_node, it.fault_node)
@@ -72,7 +74,6 @@ void placement(std::string& out, const run::RunResult& r) {
                                                   std::max_element(loop.begin(), loop.end()) - loop.begin());
       counts[where]++;
     }
-  const bool loops = !r.tasks.front().iterations.empty() && !r.tasks.front().iterations.front().store_loop_node_s.empty();
   out += fmt::format("  placement (repeat {}, task-iterations by node of mmap → first fault{}):\n", r.repeat,
                      loops ? " → most of the store loop" : "");
   for (const auto& [where, n] : counts) out += fmt::format("    {:<10} {:>6}\n", where, n);

@@ -52,7 +52,6 @@ uint64_t repeat_seed(uint64_t seed, unsigned repeat) {
 
 namespace {
 
-// The counters every engine shares: zones, vmstat events, invariants, bad pages, backing.
 // The model's assumptions for reclaim-free, fallback-free, causally exact runs (brief section 5):
 // each flag is 0 when the assumption held; model_valid is 1 when all held.
 void validity_flags(const mm::Machine& m, const uint64_t* ev, RunResult& r) {
@@ -79,6 +78,7 @@ void validity_flags(const mm::Machine& m, const uint64_t* ev, RunResult& r) {
   r.metrics["model_valid"] = ok ? 1 : 0;
 }
 
+// The counters every engine shares: zones, vmstat events, invariants, bad pages, backing.
 void collect_common(const mm::Machine& m, RunResult& r) {
   uint64_t ev[mm::NR_VM_EVENT_ITEMS] = {};
   for (const mm::Zone* z : m.populated_zones()) {
@@ -137,7 +137,6 @@ RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned r
 unsigned auto_jobs(const scenario::ScenarioSet& set) {
   uint64_t runs = 0, need = 0;
   for (const scenario::Scenario& sc : set) {
-    if (sc.engine == "native") return 1;
     runs += uint64_t{sc.repeats} * sc.variants.size();
     need = std::max<uint64_t>(need, sc.machine.total_pages() * sizeof(mm::Page) + (256u << 20));
   }

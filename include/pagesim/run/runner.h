@@ -39,7 +39,8 @@ RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned r
 
 // How many of the set's runs fit at once on this host: one per host CPU, as many as host memory
 // holds (each run's memmap, 64 bytes per simulated page, plus a margin for the cache model),
-// at least 1 and at most the number of runs. 1 for the native engine.
+// at least 1 and at most the number of runs. (run_all runs the native engine one at a time
+// whatever this says.)
 unsigned auto_jobs(const scenario::ScenarioSet& set);
 
 // Runs every variant x repeat of every sweep point and returns them in that order, opt.jobs at
