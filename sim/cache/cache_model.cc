@@ -6,6 +6,7 @@
 //   I4  for a line in both, the L1 state equals the L2 state or is M (L1 is authoritative).
 #include <bit>
 #include <cassert>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -14,15 +15,38 @@
 
 namespace pagesim::cache {
 
-using internal::SfEntry;
 using internal::TagEntry;
+
+namespace {
+
+// Impl::socket_sets: per set index, per socket, the snoop-filter set then the LLC set, in
+// whole host lines.
+size_t round_to_lines(size_t bytes) { return (bytes + kLineBytes - 1) / kLineBytes * kLineBytes; }
+size_t socket_chunk(const CacheGeometry& g) {
+  return round_to_lines(internal::SfArray::set_bytes(g.snoop_filter) + internal::LruArray<TagEntry>::set_bytes(g.llc));
+}
+bool shares_socket_sets(const CacheGeometry& g) { return g.llc.sets == g.snoop_filter.sets; }
+
+HugeRegion socket_sets_region(const CacheGeometry& g) {
+  if (!shares_socket_sets(g)) return {};
+  return HugeRegion(socket_chunk(g) * g.sockets * g.llc.sets, "cache model");
+}
+
+internal::SetPlacement socket_placement(const CacheGeometry& g, const HugeRegion& r, size_t offset) {
+  if (!r.data()) return {};
+  return {r.data() + offset, socket_chunk(g) * g.sockets, socket_chunk(g)};
+}
+
+}  // namespace
 
 CacheModel::Impl::Impl(const CacheGeometry& geometry)
     : g(geometry),
+      socket_sets(socket_sets_region(geometry)),
       l1(geometry.cores(), geometry.l1d, false),
       l2(geometry.cores(), geometry.l2, false),
-      llc(geometry.sockets, geometry.llc, geometry.hash_shared_index),
-      sf(geometry.sockets, geometry.snoop_filter, geometry.hash_shared_index) {
+      llc(geometry.sockets, geometry.llc, geometry.hash_shared_index,
+          socket_placement(geometry, socket_sets, internal::SfArray::set_bytes(geometry.snoop_filter))),
+      sf(geometry.sockets, geometry.snoop_filter, geometry.hash_shared_index, socket_placement(geometry, socket_sets, 0)) {
   for (unsigned c = 0; c < g.cpus(); ++c) {
     const CpuPlace p = g.place(c);
     cpu_core.push_back(p.socket * g.cores_per_socket + p.core);
@@ -32,175 +56,178 @@ CacheModel::Impl::Impl(const CacheGeometry& geometry)
 
 // ---------------------------------------------------------------- private hierarchy
 
-LineState CacheModel::Impl::core_state(unsigned core, uint64_t line) const {
-  const TagEntry* s1 = l1.set(core, line);
-  if (int w = l1.find(s1, line); w >= 0) return s1[w].state();
-  const TagEntry* s2 = l2.set(core, line);
-  if (int w = l2.find(s2, line); w >= 0) return s2[w].state();
+LineState CacheModel::Impl::core_state(unsigned core, Ln ln) const {
+  const TagEntry* s1 = l1.set(core, ln.line);
+  if (int w = l1.find(s1, ln.id); w >= 0) return s1[w].state();
+  const TagEntry* s2 = l2.set(core, ln.line);
+  if (int w = l2.find(s2, ln.id); w >= 0) return s2[w].state();
   return LineState::I;
 }
 
-LineState CacheModel::Impl::drop_core(unsigned core, uint64_t line) {
+LineState CacheModel::Impl::drop_core(unsigned core, Ln ln) {
   LineState st = LineState::I;
-  TagEntry* s1 = l1.set(core, line);
-  if (int w = l1.find(s1, line); w >= 0) {
+  TagEntry* s1 = l1.set(core, ln.line);
+  if (int w = l1.find(s1, ln.id); w >= 0) {
     st = s1[w].state();
     l1.erase(s1, w);
   }
-  TagEntry* s2 = l2.set(core, line);
-  if (int w = l2.find(s2, line); w >= 0) {
+  TagEntry* s2 = l2.set(core, ln.line);
+  if (int w = l2.find(s2, ln.id); w >= 0) {
     if (st == LineState::I) st = s2[w].state();
     l2.erase(s2, w);
   }
   return st;
 }
 
-void CacheModel::Impl::share_core(unsigned core, uint64_t line) {
-  TagEntry* s1 = l1.set(core, line);
-  if (int w = l1.find(s1, line); w >= 0) s1[w].set_state(LineState::S);
-  TagEntry* s2 = l2.set(core, line);
-  if (int w = l2.find(s2, line); w >= 0) s2[w].set_state(LineState::S);
+void CacheModel::Impl::share_core(unsigned core, Ln ln) {
+  TagEntry* s1 = l1.set(core, ln.line);
+  if (int w = l1.find(s1, ln.id); w >= 0) s1[w].set_state(LineState::S);
+  TagEntry* s2 = l2.set(core, ln.line);
+  if (int w = l2.find(s2, ln.id); w >= 0) s2[w].set_state(LineState::S);
 }
 
-void CacheModel::Impl::fill_l1(unsigned core, uint64_t line, LineState st) {
-  const TagEntry victim = l1.insert(l1.set(core, line), TagEntry(line, st));
+void CacheModel::Impl::fill_l1(unsigned core, Ln ln, LineState st) {
+  const TagEntry victim = l1.insert(l1.set(core, ln.line), TagEntry(ln.id, st));
   if (!victim.valid()) return;
   ++stats.events.l1_evictions;
   // The L2 copy exists (inclusion); a dirty L1 victim writes its state back there.
   if (victim.state() == LineState::M) {
-    TagEntry* s2 = l2.set(core, victim.line());
-    const int w = l2.find(s2, victim.line());
+    TagEntry* s2 = l2.set(core, ids.line(victim.id()));
+    const int w = l2.find(s2, victim.id());
     assert(w >= 0);
     s2[w].set_state(LineState::M);
   }
 }
 
-void CacheModel::Impl::fill_private(unsigned core, uint64_t line, LineState st) {
-  sf_add(core, line);
-  const TagEntry victim = l2.insert(l2.set(core, line), TagEntry(line, st));
+void CacheModel::Impl::fill_private(unsigned core, Ln ln, LineState st) {
+  sf_add(core, ln);
+  const TagEntry victim = l2.insert(l2.set(core, ln.line), TagEntry(ln.id, st));
   if (victim.valid()) evict_l2_victim(core, victim);
-  fill_l1(core, line, st);
+  fill_l1(core, ln, st);
 }
 
 void CacheModel::Impl::evict_l2_victim(unsigned core, TagEntry victim) {
   ++stats.events.l2_evictions;
+  const Ln v = ln(victim.id());
   LineState st = victim.state();
   // Inclusion: the L1 copy goes too, and its state is the up-to-date one.
-  TagEntry* s1 = l1.set(core, victim.line());
-  if (int w = l1.find(s1, victim.line()); w >= 0) {
+  TagEntry* s1 = l1.set(core, v.line);
+  if (int w = l1.find(s1, v.id); w >= 0) {
     st = s1[w].state();
     l1.erase(s1, w);
   }
-  sf_remove(core, victim.line());
-  llc_insert(socket_of(core), victim.line(), st == LineState::M);
+  sf_remove(core, v);
+  llc_insert(socket_of(core), v, st == LineState::M);
 }
 
 // ---------------------------------------------------------------- socket structures
 
-CacheModel::Impl::Holders CacheModel::Impl::holders(unsigned socket, uint64_t line) {
+CacheModel::Impl::Holders CacheModel::Impl::holders(unsigned socket, Ln ln) {
   Holders h;
-  const SfEntry* fs = sf.set(socket, line);
-  if (int w = sf.find(fs, line); w >= 0) {
-    h.sharers = fs[w].sharers;
+  const SfArray::Set fs = sf.set(socket, ln.line);
+  if (int w = sf.find(fs, ln.id); w >= 0) {
+    h.sharers = SfArray::sharers(fs, w);
     if (std::has_single_bit(h.sharers))
-      h.owner_state = core_state(core_at(socket, std::countr_zero(h.sharers)), line);
+      h.owner_state = core_state(core_at(socket, std::countr_zero(h.sharers)), ln);
   }
-  h.llc_set = llc.set(socket, line);
-  h.llc_way = llc.find(h.llc_set, line);
+  h.llc_set = llc.set(socket, ln.line);
+  h.llc_way = llc.find(h.llc_set, ln.id);
   return h;
 }
 
-void CacheModel::Impl::llc_insert(unsigned socket, uint64_t line, bool dirty) {
-  TagEntry* s = llc.set(socket, line);
-  if (int w = llc.find(s, line); w >= 0) {
+void CacheModel::Impl::llc_insert(unsigned socket, Ln ln, bool dirty) {
+  TagEntry* s = llc.set(socket, ln.line);
+  if (int w = llc.find(s, ln.id); w >= 0) {
     if (dirty) s[w].set_state(LineState::M);
     llc.touch(s, w);
     return;
   }
-  const TagEntry victim = llc.insert(s, TagEntry(line, dirty ? LineState::M : LineState::S));
+  const TagEntry victim = llc.insert(s, TagEntry(ln.id, dirty ? LineState::M : LineState::S));
   if (!victim.valid()) return;
   ++stats.events.llc_evictions;
   if (victim.state() == LineState::M) ++stats.events.llc_writebacks;
 }
 
-void CacheModel::Impl::sf_add(unsigned core, uint64_t line) {
+void CacheModel::Impl::sf_add(unsigned core, Ln ln) {
   const unsigned socket = socket_of(core);
-  SfEntry* s = sf.set(socket, line);
-  if (int w = sf.find(s, line); w >= 0) {
-    s[w].sharers |= bit(core);
+  const SfArray::Set s = sf.set(socket, ln.line);
+  if (int w = sf.find(s, ln.id); w >= 0) {
+    SfArray::sharers(s, w) |= bit(core);
     sf.touch(s, w);
     return;
   }
-  const SfEntry victim = sf.insert(s, SfEntry{line, bit(core)});
+  const SfArray::Entry victim = sf.insert(s, ln.id, bit(core));
   if (victim.valid()) back_invalidate(socket, victim);
 }
 
-void CacheModel::Impl::sf_remove(unsigned core, uint64_t line) {
-  SfEntry* s = sf.set(socket_of(core), line);
-  const int w = sf.find(s, line);
-  assert(w >= 0 && (s[w].sharers & bit(core)));
+void CacheModel::Impl::sf_remove(unsigned core, Ln ln) {
+  const SfArray::Set s = sf.set(socket_of(core), ln.line);
+  const int w = sf.find(s, ln.id);
+  assert(w >= 0 && (SfArray::sharers(s, w) & bit(core)));
   if (w < 0) return;
-  s[w].sharers &= ~bit(core);
-  if (!s[w].sharers) sf.erase(s, w);
+  uint64_t& sharers = SfArray::sharers(s, w);
+  sharers &= ~bit(core);
+  if (!sharers) sf.erase(s, w);
 }
 
-void CacheModel::Impl::back_invalidate(unsigned socket, const SfEntry& victim) {
+void CacheModel::Impl::back_invalidate(unsigned socket, const SfArray::Entry& victim) {
   ++stats.events.sf_evictions;
+  const Ln v = ln(victim.id());
   bool dirty = false;
   for (uint64_t m = victim.sharers; m; m &= m - 1) {
-    dirty |= drop_core(core_at(socket, std::countr_zero(m)), victim.line()) == LineState::M;
+    dirty |= drop_core(core_at(socket, std::countr_zero(m)), v) == LineState::M;
     ++stats.events.back_invalidations;
   }
-  llc_insert(socket, victim.line(), dirty);
+  llc_insert(socket, v, dirty);
 }
 
 // ---------------------------------------------------------------- protocol
 
-Outcome CacheModel::Impl::access(unsigned core, unsigned socket, uint64_t line, uint16_t home,
-                                 bool write, const Attribution& attr) {
-  TagEntry* s1 = l1.set(core, line);
-  const int w = l1.find(s1, line);
-  if (w < 0) return miss_l1(core, socket, line, home, write, attr);
+Outcome CacheModel::Impl::access(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
+                                 const Attribution& attr) {
+  TagEntry* s1 = l1.set(core, ln.line);
+  const int w = l1.find(s1, ln.id);
+  if (w < 0) return miss_l1(core, socket, ln, home, write, attr);
   Outcome o = Outcome::l1;
   if (write) {
     // E -> M is silent; S -> M must invalidate the other copies first.
-    if (s1[w].state() == LineState::S) o = upgrade(core, line, attr);
+    if (s1[w].state() == LineState::S) o = upgrade(core, ln, attr);
     s1[w].set_state(LineState::M);
   }
   l1.touch(s1, w);
   return o;
 }
 
-Outcome CacheModel::Impl::miss_l1(unsigned core, unsigned socket, uint64_t line, uint16_t home,
-                                  bool write, const Attribution& attr) {
-  TagEntry* s2 = l2.set(core, line);
-  if (int w = l2.find(s2, line); w >= 0) {
+Outcome CacheModel::Impl::miss_l1(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
+                                  const Attribution& attr) {
+  TagEntry* s2 = l2.set(core, ln.line);
+  if (int w = l2.find(s2, ln.id); w >= 0) {
     LineState st = s2[w].state();
     Outcome o = Outcome::l2;
     if (write) {
-      if (st == LineState::S) o = upgrade(core, line, attr);
+      if (st == LineState::S) o = upgrade(core, ln, attr);
       st = LineState::M;
       s2[w].set_state(st);
     }
     l2.touch(s2, w);
-    fill_l1(core, line, st);
+    fill_l1(core, ln, st);
     return o;
   }
   LineState st;
-  const Outcome o = fetch(core, socket, line, home, write, attr, &st);
-  fill_private(core, line, st);
+  const Outcome o = fetch(core, socket, ln, home, write, attr, &st);
+  fill_private(core, ln, st);
   return o;
 }
 
-Outcome CacheModel::Impl::upgrade(unsigned core, uint64_t line, const Attribution& attr) {
+Outcome CacheModel::Impl::upgrade(unsigned core, Ln ln, const Attribution& attr) {
   ++stats.events.upgrades;
-  const Killed k = invalidate_others(core, line);
-  count_killed(line, attr, k);
+  const Killed k = invalidate_others(core, ln);
+  count_killed(ln.line, attr, k);
   return k.remote ? Outcome::llc_remote : Outcome::llc_local;
 }
 
-Outcome CacheModel::Impl::fetch(unsigned core, unsigned socket, uint64_t line, uint16_t home,
-                                bool write, const Attribution& attr, LineState* filled) {
+Outcome CacheModel::Impl::fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
+                                const Attribution& attr, LineState* filled) {
   // Look at every socket, own first; the first one with a copy serves the line. If some
   // copy is Modified it is the only one (I1, I2), so "first" never hides a HITM.
   Holders h[kMaxSockets];
@@ -208,7 +235,7 @@ Outcome CacheModel::Impl::fetch(unsigned core, unsigned socket, uint64_t line, u
   bool elsewhere = false;  // a copy outside the requester's socket
   for (unsigned i = 0; i < g.sockets; ++i) {
     const unsigned s = (socket + i) % g.sockets;
-    h[s] = holders(s, line);
+    h[s] = holders(s, ln);
     if (!h[s].any()) continue;
     if (src == kMaxSockets) src = s;
     if (s != socket) elsewhere = true;
@@ -223,7 +250,7 @@ Outcome CacheModel::Impl::fetch(unsigned core, unsigned socket, uint64_t line, u
     o = h[src].modified() ? Outcome::hitm_remote : Outcome::llc_remote;
 
   if (write) {
-    count_killed(line, attr, invalidate_others(core, line));
+    count_killed(ln.line, attr, invalidate_others(core, ln));
     *filled = LineState::M;
     return o;
   }
@@ -240,7 +267,7 @@ Outcome CacheModel::Impl::fetch(unsigned core, unsigned socket, uint64_t line, u
   }
   // Shared from now on: demote an exclusive owner, or clean a dirty LLC copy.
   if (from.owner_state == LineState::E || from.owner_state == LineState::M) {
-    share_core(core_at(src, std::countr_zero(from.sharers)), line);
+    share_core(core_at(src, std::countr_zero(from.sharers)), ln);
     ++stats.events.downgrades;
   }
   if (from.llc_way >= 0) {
@@ -251,21 +278,22 @@ Outcome CacheModel::Impl::fetch(unsigned core, unsigned socket, uint64_t line, u
   return o;
 }
 
-CacheModel::Impl::Killed CacheModel::Impl::invalidate_others(unsigned keep, uint64_t line) {
+CacheModel::Impl::Killed CacheModel::Impl::invalidate_others(unsigned keep, Ln ln) {
   Killed k;
   for (unsigned s = 0; s < g.sockets; ++s) {
     const bool own = keep != kNoCore && socket_of(keep) == s;
-    SfEntry* fs = sf.set(s, line);
-    if (int w = sf.find(fs, line); w >= 0) {
-      const uint64_t victims = fs[w].sharers & ~(own ? bit(keep) : 0);
-      for (uint64_t m = victims; m; m &= m - 1) drop_core(core_at(s, std::countr_zero(m)), line);
+    const SfArray::Set fs = sf.set(s, ln.line);
+    if (int w = sf.find(fs, ln.id); w >= 0) {
+      uint64_t& sharers = SfArray::sharers(fs, w);
+      const uint64_t victims = sharers & ~(own ? bit(keep) : 0);
+      for (uint64_t m = victims; m; m &= m - 1) drop_core(core_at(s, std::countr_zero(m)), ln);
       k.cores += std::popcount(victims);
       k.remote |= victims && !own;
-      fs[w].sharers &= ~victims;
-      if (!fs[w].sharers) sf.erase(fs, w);
+      sharers &= ~victims;
+      if (!sharers) sf.erase(fs, w);
     }
-    TagEntry* ls = llc.set(s, line);
-    if (int w = llc.find(ls, line); w >= 0) {
+    TagEntry* ls = llc.set(s, ln.line);
+    if (int w = llc.find(ls, ln.id); w >= 0) {
       llc.erase(ls, w);
       ++k.llcs;
       k.remote |= !own;
@@ -300,7 +328,7 @@ Outcome CacheModel::access(unsigned cpu, uint64_t line, uint16_t home_node, Acce
                      std::to_string(home_node) + ", line " + std::to_string(line));
   const unsigned socket = m.cpu_socket[cpu];
   const bool write = kind == AccessKind::store || kind == AccessKind::rmw;
-  Outcome o = m.access(m.cpu_core[cpu], socket, line, home_node, write, attr);
+  Outcome o = m.access(m.cpu_core[cpu], socket, {line, m.ids.id(line)}, home_node, write, attr);
   if (kind == AccessKind::prefetch) {
     ++m.stats.events.prefetch_served[static_cast<unsigned>(o)];
     o = Outcome::prefetch;
@@ -317,8 +345,18 @@ void CacheModel::prefetch_sets(unsigned cpu, uint64_t line) const {
   const unsigned core = m.cpu_core[cpu];
   __builtin_prefetch(m.l1.set(core, line));
   __builtin_prefetch(m.l2.set(core, line));
+  if (m.socket_sets.data()) {
+    // One index computation: every socket's sets are in one block (Impl::socket_sets).
+    const char* block = reinterpret_cast<const char*>(m.sf.set(0, line).keys);
+    const size_t chunk = socket_chunk(m.g), llc_at = internal::SfArray::set_bytes(m.g.snoop_filter);
+    for (unsigned s = 0; s < m.g.sockets; ++s) {
+      __builtin_prefetch(block + s * chunk);
+      __builtin_prefetch(block + s * chunk + llc_at);
+    }
+    return;
+  }
   for (unsigned s = 0; s < m.g.sockets; ++s) {
-    __builtin_prefetch(m.sf.set(s, line));
+    __builtin_prefetch(m.sf.set(s, line).keys);
     __builtin_prefetch(m.llc.set(s, line));
   }
 }
@@ -332,37 +370,47 @@ void CacheModel::flush_all() {
 
 void CacheModel::evict_range(uint64_t first_line, uint64_t n) {
   for (uint64_t line = first_line; line < first_line + n; ++line)
-    impl_->invalidate_others(Impl::kNoCore, line);
+    if (const std::optional<uint32_t> id = impl_->ids.find(line)) impl_->invalidate_others(Impl::kNoCore, {line, *id});
 }
 
 const CacheStats& CacheModel::stats() const { return impl_->stats; }
 
 CacheStats CacheModel::take_stats() { return std::exchange(impl_->stats, CacheStats{}); }
 
+// The introspection below answers "not cached" for a line whose region has no ids yet.
+
 LineState CacheModel::private_state(unsigned cpu, uint64_t line) const {
-  return impl_->core_state(impl_->cpu_core.at(cpu), line);
+  const unsigned core = impl_->cpu_core.at(cpu);
+  const std::optional<uint32_t> id = impl_->ids.find(line);
+  return id ? impl_->core_state(core, {line, *id}) : LineState::I;
 }
 
 bool CacheModel::in_l1(unsigned cpu, uint64_t line) const {
   const unsigned core = impl_->cpu_core.at(cpu);
-  return impl_->l1.find(impl_->l1.set(core, line), line) >= 0;
+  const std::optional<uint32_t> id = impl_->ids.find(line);
+  return id && impl_->l1.find(impl_->l1.set(core, line), *id) >= 0;
 }
 
 bool CacheModel::in_l2(unsigned cpu, uint64_t line) const {
   const unsigned core = impl_->cpu_core.at(cpu);
-  return impl_->l2.find(impl_->l2.set(core, line), line) >= 0;
+  const std::optional<uint32_t> id = impl_->ids.find(line);
+  return id && impl_->l2.find(impl_->l2.set(core, line), *id) >= 0;
 }
 
 LineState CacheModel::llc_state(unsigned socket, uint64_t line) const {
+  const std::optional<uint32_t> id = impl_->ids.find(line);
+  if (!id) return LineState::I;
   const TagEntry* s = impl_->llc.set(socket, line);
-  const int w = impl_->llc.find(s, line);
+  const int w = impl_->llc.find(s, *id);
   return w < 0 ? LineState::I : s[w].state();
 }
 
 uint64_t CacheModel::sharers(unsigned socket, uint64_t line) const {
-  const SfEntry* s = impl_->sf.set(socket, line);
-  const int w = impl_->sf.find(s, line);
-  return w < 0 ? 0 : s[w].sharers;
+  const std::optional<uint32_t> id = impl_->ids.find(line);
+  if (!id) return 0;
+  const internal::SfArray::Set s = impl_->sf.set(socket, line);
+  const int w = impl_->sf.find(s, *id);
+  return w < 0 ? 0 : internal::SfArray::sharers(s, w);
 }
 
 }  // namespace pagesim::cache

@@ -1,36 +1,40 @@
-// The entries stored in the LruArrays: cache tags and snoop-filter entries. Internal.
+// The cache tags stored in the LruArrays, and the line handle the protocol passes around.
+// Internal.
 #pragma once
 
 #include <cstdint>
 
+#include "line_ids.h"
 #include "pagesim/cache/cache_model.h"
 
 namespace pagesim::cache::internal {
 
-// A cache tag: (line << 2) | state, 8 bytes, so that a 12-way set is 96 contiguous bytes.
-// State I (0) is the empty entry; lines are below 2^62.
-class TagEntry {
- public:
-  TagEntry() = default;
-  TagEntry(uint64_t line, LineState st) : v_(line << 2 | static_cast<uint64_t>(st)) {}
-
-  bool valid() const { return v_ != 0; }
-  uint64_t line() const { return v_ >> 2; }
-  LineState state() const { return static_cast<LineState>(v_ & 3); }
-  void set_state(LineState st) { v_ = (v_ & ~uint64_t{3}) | static_cast<uint64_t>(st); }
-
- private:
-  uint64_t v_ = 0;
+// A line as the protocol handles it: its number (which picks the sets) and its id (what the
+// tags store).
+struct Ln {
+  uint64_t line;
+  uint32_t id;
 };
 
-// A snoop-filter entry: which cores of the socket hold the line in their private caches.
-// No sharers means empty.
-struct SfEntry {
-  uint64_t tag = 0;
-  uint64_t sharers = 0;  // bit i: core i of the socket
+// A cache tag: (id << 2) | state, 4 bytes, so that a 12-way set is 48 contiguous bytes.
+// All-zero is the empty entry (ids are never 0).
+class TagEntry {
+ public:
+  // What match_ways compares: the tag without its state.
+  static constexpr uint32_t kKeyMask = ~uint32_t{3};
+  static uint32_t key(uint32_t id) { return id << 2; }
 
-  bool valid() const { return sharers != 0; }
-  uint64_t line() const { return tag; }
+  TagEntry() = default;
+  TagEntry(uint32_t id, LineState st) : v_(key(id) | static_cast<uint32_t>(st)) {}
+
+  bool valid() const { return v_ != 0; }
+  uint32_t id() const { return v_ >> 2; }
+  LineState state() const { return static_cast<LineState>(v_ & 3); }
+  void set_state(LineState st) { v_ = (v_ & ~uint32_t{3}) | static_cast<uint32_t>(st); }
+
+ private:
+  static_assert(LineIds::kIdBits <= 30);
+  uint32_t v_ = 0;
 };
 
 }  // namespace pagesim::cache::internal

@@ -37,6 +37,8 @@ std::string CacheGeometry::validate() const {
   for (auto [name, level] : {std::pair{"l1d", &l1d}, {"l2", &l2}, {"llc", &llc},
                              {"snoop_filter", &snoop_filter}})
     if (std::string err = check_level(name, *level); !err.empty()) return err;
+  if (snoop_filter.ways > kMaxSnoopFilterWays)
+    return "snoop_filter: at most " + std::to_string(kMaxSnoopFilterWays) + " ways";
   return {};
 }
 

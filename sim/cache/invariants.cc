@@ -25,21 +25,21 @@ std::string hex(uint64_t v) {
 
 // Every set: valid entries first, no line twice, every line in the set it indexes to.
 template <class Array>
-std::string check_layout(const char* name, const Array& a) {
+std::string check_layout(const char* name, const Array& a, const internal::LineIds& ids) {
   const unsigned ways = a.ways();
   for (size_t base = 0; base < a.size(); base += ways) {
     bool hole = false;
     for (unsigned w = 0; w < ways; ++w) {
-      const auto& e = a.at(base + w);
+      const auto e = a.at(base + w);
       if (!e.valid()) {
         hole = true;
         continue;
       }
-      const std::string where = std::string(name) + " line " + hex(e.line());
+      const std::string where = std::string(name) + " line " + hex(ids.line(e.id()));
       if (hole) return where + ": valid entry after an empty one";
-      if (a.set(a.instance_of(base), e.line()) != &a.at(base)) return where + ": in the wrong set";
+      if (!a.in_set(base, ids.line(e.id()))) return where + ": in the wrong set";
       for (unsigned v = 0; v < w; ++v)
-        if (a.at(base + v).line() == e.line()) return where + ": twice in one set";
+        if (a.at(base + v).id() == e.id()) return where + ": twice in one set";
     }
   }
   return {};
@@ -54,8 +54,8 @@ struct Copies {
 
 std::string CacheModel::check_invariants() const {
   const Impl& m = *impl_;
-  for (std::string err : {check_layout("l1", m.l1), check_layout("l2", m.l2),
-                          check_layout("llc", m.llc), check_layout("snoop filter", m.sf)})
+  for (std::string err : {check_layout("l1", m.l1, m.ids), check_layout("l2", m.l2, m.ids),
+                          check_layout("llc", m.llc, m.ids), check_layout("snoop filter", m.sf, m.ids)})
     if (!err.empty()) return err;
 
   std::map<uint64_t, Copies> copies;
@@ -64,9 +64,9 @@ std::string CacheModel::check_invariants() const {
     const TagEntry& e = m.l1.at(i);
     if (!e.valid()) continue;
     const unsigned core = static_cast<unsigned>(i / per_core_l1);
-    const TagEntry* s2 = m.l2.set(core, e.line());
-    const int w = m.l2.find(s2, e.line());
-    const std::string where = "core " + std::to_string(core) + " line " + hex(e.line());
+    const TagEntry* s2 = m.l2.set(core, m.ids.line(e.id()));
+    const int w = m.l2.find(s2, e.id());
+    const std::string where = "core " + std::to_string(core) + " line " + hex(m.ids.line(e.id()));
     if (w < 0) return where + ": in L1 but not in L2 (inclusion)";
     if (e.state() != s2[w].state() && e.state() != LineState::M) return where + ": L1 and L2 states disagree";
   }
@@ -75,9 +75,10 @@ std::string CacheModel::check_invariants() const {
     const TagEntry& e = m.l2.at(i);
     if (!e.valid()) continue;
     const unsigned core = static_cast<unsigned>(i / per_core_l2);
-    if (!(sharers(m.socket_of(core), e.line()) & m.bit(core)))
-      return "core " + std::to_string(core) + " line " + hex(e.line()) + ": not in the snoop filter";
-    copies[e.line()].cores.push_back({core, m.core_state(core, e.line())});
+    const uint64_t line = m.ids.line(e.id());
+    if (!(sharers(m.socket_of(core), line) & m.bit(core)))
+      return "core " + std::to_string(core) + " line " + hex(line) + ": not in the snoop filter";
+    copies[line].cores.push_back({core, m.core_state(core, m.ln(e.id()))});
   }
   uint64_t listed = 0, held = 0;
   for (size_t i = 0; i < m.sf.size(); ++i) listed += std::popcount(m.sf.at(i).sharers);
@@ -88,8 +89,9 @@ std::string CacheModel::check_invariants() const {
   for (size_t i = 0; i < m.llc.size(); ++i) {
     const TagEntry& e = m.llc.at(i);
     if (!e.valid()) continue;
-    if (e.state() != LineState::S && e.state() != LineState::M) return "llc line " + hex(e.line()) + ": neither clean nor dirty";
-    copies[e.line()].llcs.push_back({static_cast<unsigned>(i / per_socket_llc), e.state()});
+    const uint64_t line = m.ids.line(e.id());
+    if (e.state() != LineState::S && e.state() != LineState::M) return "llc line " + hex(line) + ": neither clean nor dirty";
+    copies[line].llcs.push_back({static_cast<unsigned>(i / per_socket_llc), e.state()});
   }
 
   for (const auto& [line, c] : copies) {

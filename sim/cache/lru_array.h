@@ -17,6 +17,7 @@
 
 #include "pagesim/cache/geometry.h"
 #include "pagesim/huge_region.h"
+#include "way_match.h"
 
 namespace pagesim::cache::internal {
 
@@ -39,45 +40,81 @@ class SetIndex {
   int width_;
 };
 
-// Entry requirements: trivially copyable; all-zero bytes are the default (invalid) entry;
-// valid() and line(). The entries live in a HugeRegion: the robot's box needs ~50 MB of them,
-// looked up at random, and on 4 KiB pages nearly every lookup would also miss the host's TLB.
+// Where an array's sets live in host memory: set `index` of instance `instance` starts at
+// base + instance * instance_stride + index * set_stride. An array either owns a HugeRegion
+// laid out set after set, or is placed in a region shared with other arrays, so that the sets
+// one access looks at in several structures are neighbours (Impl::socket_sets).
+struct SetPlacement {
+  char* base = nullptr;
+  size_t set_stride = 0;
+  size_t instance_stride = 0;
+};
+
+// The sets of one array (instances x sets of `set_bytes` each), their index function and
+// their memory, owned or placed. The robot's box needs tens of MB of sets, looked up at random;
+// an owned region is a HugeRegion, since on 4 KiB pages nearly every lookup would also miss
+// the host's TLB.
+class SetStorage {
+ public:
+  // Owns zeroed memory unless `at.base` is set: then the sets are placed in zeroed memory that
+  // outlives this object.
+  SetStorage(unsigned instances, const CacheLevel& level, bool hashed, size_t set_bytes, SetPlacement at)
+      : index_(level.sets, hashed), sets_(level.sets), nsets_(size_t{instances} * level.sets) {
+    if (!at.base) {
+      region_ = HugeRegion(nsets_ * set_bytes, "cache model");
+      at = {region_.data(), set_bytes, set_bytes * level.sets};
+    }
+    at_ = at;
+  }
+
+  size_t sets() const { return nsets_; }  // of all instances
+  unsigned instance_of_set(size_t s) const { return static_cast<unsigned>(s / sets_); }
+  // Set `line` indexes to in `instance`.
+  char* set(unsigned instance, uint64_t line) const {
+    return at_.base + instance * at_.instance_stride + index_(line) * at_.set_stride;
+  }
+  // Flat set s: instance s / sets, index s % sets.
+  char* flat(size_t s) const { return at_.base + s / sets_ * at_.instance_stride + s % sets_ * at_.set_stride; }
+
+ private:
+  SetIndex index_;
+  uint32_t sets_;
+  size_t nsets_;
+  HugeRegion region_;  // empty when placed in shared memory
+  SetPlacement at_;
+};
+
+// Entry requirements: 4 bytes, trivially copyable; all-zero bytes are the default (invalid)
+// entry; valid() and id(); Entry::key(id) and Entry::kKeyMask, with which a valid entry e of
+// line `id` is the one whose bytes b have (b & kKeyMask) == key(id), and no empty one does.
+// Sets are picked by the line number, entries matched by the line's id.
 template <class Entry>
 class LruArray {
-  static_assert(std::is_trivially_copyable_v<Entry>);
+  static_assert(std::is_trivially_copyable_v<Entry> && sizeof(Entry) == sizeof(uint32_t));
 
  public:
-  LruArray(unsigned instances, const CacheLevel& level, bool hashed)
-      : index_(level.sets, hashed), sets_(level.sets), ways_(level.ways),
-        size_(size_t{instances} * level.sets * level.ways),
-        region_(size_ * sizeof(Entry), "cache model"),
-        entries_(reinterpret_cast<Entry*>(region_.data())) {
-    std::uninitialized_value_construct_n(entries_, size_);  // no-op on the zeroed region
-  }
+  // Bytes of one set.
+  static size_t set_bytes(const CacheLevel& level) { return size_t{level.ways} * sizeof(Entry); }
+
+  // instances x sets x ways entries, in memory of their own or placed (SetStorage).
+  LruArray(unsigned instances, const CacheLevel& level, bool hashed, SetPlacement at = {})
+      : sets_(instances, level, hashed, set_bytes(level), at), ways_(level.ways) {}
   LruArray(const LruArray&) = delete;
   LruArray& operator=(const LruArray&) = delete;
 
   unsigned ways() const { return ways_; }
-  size_t size() const { return size_; }
-  const Entry& at(size_t i) const { return entries_[i]; }
-  // Which instance and set flat entry i belongs to.
-  unsigned instance_of(size_t i) const { return static_cast<unsigned>(i / ways_ / sets_); }
+  size_t size() const { return sets_.sets() * ways_; }
+  // Flat entry i: way i % ways of set i / ways, sets numbered instance by instance.
+  const Entry& at(size_t i) const { return raw(i / ways_)[i % ways_]; }
+  // Which instance flat entry i belongs to.
+  unsigned instance_of(size_t i) const { return sets_.instance_of_set(i / ways_); }
+  // Whether flat entry i's set is the one `line` indexes to.
+  bool in_set(size_t i, uint64_t line) const { return set(instance_of(i), line) == raw(i / ways_); }
 
-  Entry* set(unsigned instance, uint64_t line) {
-    return &entries_[(size_t{instance} * sets_ + index_(line)) * ways_];
-  }
-  const Entry* set(unsigned instance, uint64_t line) const {
-    return &entries_[(size_t{instance} * sets_ + index_(line)) * ways_];
-  }
+  Entry* set(unsigned instance, uint64_t line) const { return reinterpret_cast<Entry*>(sets_.set(instance, line)); }
 
-  // The way holding `line` in set `s`, or -1.
-  int find(const Entry* s, uint64_t line) const {
-    for (unsigned w = 0; w < ways_; ++w) {
-      if (!s[w].valid()) return -1;
-      if (s[w].line() == line) return static_cast<int>(w);
-    }
-    return -1;
-  }
+  // The way holding the line with id `id` in set `s`, or -1.
+  int find(const Entry* s, uint32_t id) const { return first_way(raw_ways(s), ways_, Entry::key(id), Entry::kKeyMask); }
 
   // Makes way w the most recently used.
   void touch(Entry* s, int w) {
@@ -89,12 +126,9 @@ class LruArray {
   // Inserts e as the most recently used; returns the entry pushed out (invalid if the set
   // had room). e's line must not be in the set.
   Entry insert(Entry* s, const Entry& e) {
-    unsigned last = ways_ - 1;  // the slot that is given up: the first empty one, or the LRU
-    for (unsigned w = 0; w < last; ++w)
-      if (!s[w].valid()) {
-        last = w;
-        break;
-      }
+    // The slot that is given up: the first empty one, or the LRU.
+    const int empty = first_way(raw_ways(s), ways_ - 1, 0, ~uint32_t{0});
+    const unsigned last = empty < 0 ? ways_ - 1 : static_cast<unsigned>(empty);
     const Entry victim = s[last];
     shift_down(s, last);
     s[0] = e;
@@ -108,20 +142,21 @@ class LruArray {
     s[i] = Entry{};
   }
 
-  void clear() { std::fill_n(entries_, size_, Entry{}); }
+  void clear() {
+    for (size_t s = 0; s < sets_.sets(); ++s) std::fill_n(raw(s), ways_, Entry{});
+  }
 
  private:
+  static const uint32_t* raw_ways(const Entry* s) { return reinterpret_cast<const uint32_t*>(s); }
+  Entry* raw(size_t s) const { return reinterpret_cast<Entry*>(sets_.flat(s)); }
   // s[0..n) moves to s[1..n]. Plain loops: the sets are a few dozen bytes, below the size
   // where a memmove call pays off.
   static void shift_down(Entry* s, unsigned n) {
     for (unsigned i = n; i > 0; --i) s[i] = s[i - 1];
   }
 
-  SetIndex index_;
-  uint32_t sets_, ways_;
-  size_t size_;
-  HugeRegion region_;
-  Entry* entries_;
+  SetStorage sets_;
+  uint32_t ways_;
 };
 
 }  // namespace pagesim::cache::internal

@@ -5,14 +5,18 @@
 #include <vector>
 
 #include "entries.h"
+#include "line_ids.h"
 #include "lru_array.h"
+#include "sf_array.h"
 #include "pagesim/cache/cache_model.h"
+#include "pagesim/huge_region.h"
 
 namespace pagesim::cache {
 
 struct CacheModel::Impl {
   using TagArray = internal::LruArray<internal::TagEntry>;
-  using SfArray = internal::LruArray<internal::SfEntry>;
+  using SfArray = internal::SfArray;
+  using Ln = internal::Ln;
 
   // The copies of a line inside one socket, as found before the protocol acts on them.
   struct Holders {
@@ -29,8 +33,8 @@ struct CacheModel::Impl {
 
   explicit Impl(const CacheGeometry& geometry);
 
-  Outcome access(unsigned core, unsigned socket, uint64_t line, uint16_t home, bool write,
-                 const Attribution& attr);
+  Outcome access(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr);
+  Ln ln(uint32_t id) const { return {ids.line(id), id}; }
 
   // Cores are numbered globally: socket * cores_per_socket + core in socket.
   unsigned socket_of(unsigned core) const { return core / g.cores_per_socket; }
@@ -38,27 +42,27 @@ struct CacheModel::Impl {
   unsigned core_at(unsigned socket, unsigned i) const { return socket * g.cores_per_socket + i; }
 
   // --- per-core private hierarchy (L1 is authoritative for a line it holds) ---
-  LineState core_state(unsigned core, uint64_t line) const;
-  LineState drop_core(unsigned core, uint64_t line);  // removes both copies; returns the state
-  void share_core(unsigned core, uint64_t line);      // demotes both copies to S
-  void fill_l1(unsigned core, uint64_t line, LineState st);
-  void fill_private(unsigned core, uint64_t line, LineState st);
+  LineState core_state(unsigned core, Ln ln) const;
+  LineState drop_core(unsigned core, Ln ln);  // removes both copies; returns the state
+  void share_core(unsigned core, Ln ln);      // demotes both copies to S
+  void fill_l1(unsigned core, Ln ln, LineState st);
+  void fill_private(unsigned core, Ln ln, LineState st);
   void evict_l2_victim(unsigned core, internal::TagEntry victim);
 
   // --- socket-level structures ---
-  Holders holders(unsigned socket, uint64_t line);
-  void llc_insert(unsigned socket, uint64_t line, bool dirty);
-  void sf_add(unsigned core, uint64_t line);
-  void sf_remove(unsigned core, uint64_t line);
-  void back_invalidate(unsigned socket, const internal::SfEntry& victim);
+  Holders holders(unsigned socket, Ln ln);
+  void llc_insert(unsigned socket, Ln ln, bool dirty);
+  void sf_add(unsigned core, Ln ln);
+  void sf_remove(unsigned core, Ln ln);
+  void back_invalidate(unsigned socket, const SfArray::Entry& victim);
 
   // --- protocol ---
   // Out of line, so that the L1-hit path in access() keeps a small frame.
-  [[gnu::noinline]] Outcome miss_l1(unsigned core, unsigned socket, uint64_t line, uint16_t home, bool write,
-                  const Attribution& attr);
-  Outcome fetch(unsigned core, unsigned socket, uint64_t line, uint16_t home, bool write,
-                const Attribution& attr, LineState* filled);
-  Outcome upgrade(unsigned core, uint64_t line, const Attribution& attr);
+  [[gnu::noinline]] Outcome miss_l1(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
+                                    const Attribution& attr);
+  Outcome fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr,
+                LineState* filled);
+  Outcome upgrade(unsigned core, Ln ln, const Attribution& attr);
 
   struct Killed {
     unsigned cores = 0;   // private copies
@@ -66,14 +70,19 @@ struct CacheModel::Impl {
     bool remote = false;  // some copy was outside the keeper's socket
   };
   // Invalidates every copy but core `keep`'s (kNoCore: every copy). Counts nothing.
-  Killed invalidate_others(unsigned keep, uint64_t line);
+  Killed invalidate_others(unsigned keep, Ln ln);
   static constexpr unsigned kNoCore = ~0u;
   // Counts the invalidations a write charged to `attr` caused.
   void count_killed(uint64_t line, const Attribution& attr, const Killed& k);
 
   CacheGeometry g;
+  internal::LineIds ids;
   std::vector<uint32_t> cpu_core;    // global core of each CPU
   std::vector<uint16_t> cpu_socket;
+  // Every socket's snoop-filter and LLC sets of one set index, side by side, when the two
+  // structures have the same number of sets: a miss looks at all four, and they are then one
+  // block of neighbouring host lines rather than four random ones. Empty otherwise.
+  HugeRegion socket_sets;
   TagArray l1, l2;                   // one instance per core
   TagArray llc;                      // one per socket
   SfArray sf;                        // one per socket

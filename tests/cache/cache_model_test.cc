@@ -488,6 +488,23 @@ TEST(CacheModel, InvariantsHoldUnderRandomTrafficWithATinySnoopFilter) {
   EXPECT_EQ(m.check_invariants(), "");
 }
 
+TEST(CacheModel, LinesOfDifferentRegionsWithTheSameOffsetStayApart) {
+  CacheModel m(CacheGeometry::icelake_8358());
+  const uint64_t kRegion = uint64_t{1} << 26;  // the model renumbers lines region by region
+  std::vector<uint64_t> lines;
+  for (uint64_t r = 0; r < 15; ++r) lines.push_back((r * 3 + 1) * kRegion + 77);  // one L1 and L2 set
+  for (uint64_t line : lines) EXPECT_EQ(m.access(0, line, 0, AK::load), O::dram_local);
+  for (uint64_t line : lines) EXPECT_EQ(m.private_state(0, line), LS::E) << line;
+  // A store elsewhere to one of them takes only that one away from cpu 0.
+  EXPECT_EQ(m.access(64, lines[3], 0, AK::store), O::llc_remote);  // cpu 64: socket 1
+  for (uint64_t line : lines) EXPECT_EQ(m.private_state(0, line), line == lines[3] ? LS::I : LS::E) << line;
+  EXPECT_EQ(m.check_invariants(), "");
+  // A 16th region is refused; a line of a region never seen is in no cache.
+  EXPECT_EQ(m.private_state(0, 100 * kRegion), LS::I);
+  EXPECT_EQ(m.llc_state(0, 100 * kRegion), LS::I);
+  EXPECT_THROW(m.access(0, 100 * kRegion, 0, AK::load), ModelError);
+}
+
 TEST(CacheModel, InvariantsHoldOnTheIceLakeGeometry) {
   CacheModel m(CacheGeometry::icelake_8358());
   Rng rng{11};

@@ -8,7 +8,9 @@
 // docs/cache-model.md describes the states, transitions and what is not modelled.
 //
 // Contract summary:
-//   - Lines are 64-byte line numbers (byte address >> 6), below 2^62.
+//   - Lines are 64-byte line numbers (byte address >> 6), below 2^62. The lines of one model
+//     may span at most 15 aligned regions of 2^26 lines (access() throws ModelError on a
+//     16th): kernel-like layouts use five (vmemmap, zones, per-cpu, .data, user data).
 //   - A line's home node is its socket (node == socket).
 //   - Deterministic: the same sequence of calls gives the same outcomes and statistics.
 //   - Not thread-safe: one model per engine thread.
@@ -59,7 +61,8 @@ class CacheModel {
   // Stores and RMWs leave the line Modified in the core and invalidate every other copy; a
   // load of a line Modified elsewhere is a HITM and demotes that copy to Shared. The access
   // is counted in stats() under `attr`.
-  // Throws ModelError if cpu >= geometry().cpus(), home_node >= sockets or line >= 2^62.
+  // Throws ModelError if cpu >= geometry().cpus(), home_node >= sockets, line >= 2^62, or the
+  // line is in a 16th region of 2^26 lines.
   Outcome access(unsigned cpu, uint64_t line, uint16_t home_node, AccessKind kind,
                  const Attribution& attr = {});
 

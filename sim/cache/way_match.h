@@ -1,0 +1,44 @@
+// match_ways: which ways of a set hold a key, compared four at a time. Internal.
+//
+// A set lookup used to compare way by way, with a branch per way whose outcome depends on the
+// data: on a miss path that looks at a dozen sets, that was most of the model's instructions
+// and a branch misprediction per set. With 4-byte tags, SSE2 (x86-64's baseline) compares
+// four ways per instruction and the answer is a bit mask.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace pagesim::cache::internal {
+
+// Bit w is set for each way w < n with (ways[w] & mask) == key. n <= 64. May read up to 12
+// bytes past ways[n - 1]: callers' sets sit in a HugeRegion, which has at least a page of
+// mapped memory after its last set.
+inline uint64_t match_ways(const uint32_t* ways, unsigned n, uint32_t key, uint32_t mask) {
+  uint64_t hits = 0;
+#if defined(__SSE2__)
+  const __m128i k = _mm_set1_epi32(static_cast<int>(key)), m = _mm_set1_epi32(static_cast<int>(mask));
+  for (unsigned w = 0; w < n; w += 4) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ways + w));
+    const __m128i eq = _mm_cmpeq_epi32(_mm_and_si128(v, m), k);
+    hits |= static_cast<uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(eq))) << w;
+  }
+  return n < 64 ? hits & ((uint64_t{1} << n) - 1) : hits;
+#else
+  for (unsigned w = 0; w < n; ++w) hits |= uint64_t{(ways[w] & mask) == key} << w;
+  return hits;
+#endif
+}
+
+// The first way w < n with (ways[w] & mask) == key, or -1.
+inline int first_way(const uint32_t* ways, unsigned n, uint32_t key, uint32_t mask) {
+  const uint64_t hits = match_ways(ways, n, key, mask);
+  return hits ? std::countr_zero(hits) : -1;
+}
+
+}  // namespace pagesim::cache::internal

@@ -1,0 +1,78 @@
+// The cache model's storage helpers (sim/cache, internal): the SIMD way matcher, the snoop
+// filter's slot-indirect masks, and the line renumbering.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "line_ids.h"
+#include "pagesim/error.h"
+#include "sf_array.h"
+#include "way_match.h"
+
+namespace pagesim::cache::internal {
+namespace {
+
+// What match_ways must return, way by way.
+uint64_t match_ways_slowly(const uint32_t* ways, unsigned n, uint32_t key, uint32_t mask) {
+  uint64_t hits = 0;
+  for (unsigned w = 0; w < n; ++w)
+    if ((ways[w] & mask) == key) hits |= uint64_t{1} << w;
+  return hits;
+}
+
+TEST(MatchWays, AgreesWithAWayByWayScanForEveryWidth) {
+  std::vector<uint32_t> ways(64 + 4);  // match_ways may read 12 bytes past the last way
+  for (unsigned n = 1; n <= 64; ++n) {
+    for (unsigned i = 0; i < ways.size(); ++i) ways[i] = (i * 7 + n) % 5 << 2 | (i & 3);  // keys 0..16, states 0..3
+    for (uint32_t key = 0; key <= 16; key += 4) {
+      EXPECT_EQ(match_ways(ways.data(), n, key, ~uint32_t{3}), match_ways_slowly(ways.data(), n, key, ~uint32_t{3}))
+          << "n " << n << " key " << key;
+      EXPECT_EQ(match_ways(ways.data(), n, key, ~uint32_t{0}), match_ways_slowly(ways.data(), n, key, ~uint32_t{0}))
+          << "n " << n << " key " << key;
+    }
+  }
+  // Ways past n never match, even when they hold the key.
+  ways.assign(ways.size(), 8);
+  EXPECT_EQ(match_ways(ways.data(), 5, 8, ~uint32_t{0}), 0x1fu);
+  EXPECT_EQ(first_way(ways.data(), 0, 8, ~uint32_t{0}), -1);
+}
+
+TEST(SfArray, MasksFollowTheirLinesThroughLruMoves) {
+  SfArray a(1, CacheLevel{1, 4}, false);
+  const SfArray::Set s = a.set(0, 0);
+  for (uint32_t id = 1; id <= 4; ++id) EXPECT_FALSE(a.insert(s, id, uint64_t{1} << id).valid());
+  // MRU first: 4 3 2 1. Touch 2, erase 3: 2 4 1.
+  a.touch(s, a.find(s, 2));
+  a.erase(s, a.find(s, 3));
+  EXPECT_EQ(a.find(s, 2), 0);
+  EXPECT_EQ(a.find(s, 4), 1);
+  EXPECT_EQ(a.find(s, 1), 2);
+  EXPECT_EQ(a.find(s, 3), -1);
+  for (uint32_t id : {1u, 2u, 4u}) EXPECT_EQ(SfArray::sharers(s, a.find(s, id)), uint64_t{1} << id) << id;
+  // The freed way takes 5; then 6 pushes out the LRU line, 1, with its own mask.
+  EXPECT_FALSE(a.insert(s, 5, 1 << 5).valid());
+  const SfArray::Entry victim = a.insert(s, 6, 1 << 6);
+  EXPECT_EQ(victim.id(), 1u);
+  EXPECT_EQ(victim.sharers, 1u << 1);
+  for (uint32_t id : {2u, 4u, 5u, 6u}) EXPECT_EQ(SfArray::sharers(s, a.find(s, id)), uint64_t{1} << id) << id;
+}
+
+TEST(LineIds, RenumbersFifteenRegionsAndRefusesASixteenth) {
+  LineIds ids;
+  const uint64_t kRegion = uint64_t{1} << LineIds::kChunkBits;
+  for (uint64_t r = 0; r < LineIds::kChunks; ++r) {
+    const uint64_t line = (0x3ffffa8000000000ull >> 6) + r * 7 * kRegion + r;  // spread over 2^62
+    const uint32_t id = ids.id(line);
+    EXPECT_NE(id, 0u);
+    EXPECT_LT(id, uint32_t{1} << LineIds::kIdBits);
+    EXPECT_EQ(ids.line(id), line);
+    EXPECT_EQ(ids.find(line), id);
+    EXPECT_EQ(ids.id(line + 1), id + 1);  // neighbours stay neighbours
+  }
+  EXPECT_FALSE(ids.find(5).has_value());
+  EXPECT_THROW(ids.id(5), ModelError);
+}
+
+}  // namespace
+}  // namespace pagesim::cache::internal
