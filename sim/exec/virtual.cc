@@ -324,6 +324,7 @@ void VirtualEngine::sync(VirtualCpu& t) {
     slack_accesses_++;
     return;
   }
+  causality_yields_++;
   yield(t);
 }
 

@@ -284,6 +284,7 @@ void run_virtual(RunContext& ctx) {
   m["sys_s"] = sys_ps / 1e12;
   m["model_accesses"] = model_accesses;
   m["causality_slack_accesses"] = static_cast<double>(eng.slack_accesses());
+  m["causality_yields"] = static_cast<double>(eng.causality_yields());
   if (w == "usemem") {
     usemem_metrics(by_iteration(outs, um.iterations), ctx.machine.nr_nodes(), r);
     for (unsigned t = 0; t < n && t < r.tasks.size(); ++t)

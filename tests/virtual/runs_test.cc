@@ -100,7 +100,16 @@ TEST_P(VirtualPresets, EveryWorkloadKeepsInvariants) {
     EXPECT_GT(r.metrics.at("elapsed_s"), 0) << w;
     EXPECT_GT(r.metrics.at("model_accesses"), 0) << w;
     EXPECT_EQ(r.metrics.at("causality_slack_accesses"), 0) << w;
+    // Tasks that all touch the model take turns in clock order.
+    EXPECT_GT(r.metrics.at("causality_yields"), 0) << w;
+    EXPECT_LT(r.metrics.at("causality_yields"), r.metrics.at("model_accesses")) << w;
   }
+}
+
+TEST(VirtualRuns, OneTaskNeverYieldsForCausality) {
+  const run::RunResult r = run::run_one(make_scenario("thp_alloc", "v5.17", 1, 1), 0, 0, {});
+  EXPECT_GT(r.metrics.at("model_accesses"), 0);
+  EXPECT_EQ(r.metrics.at("causality_yields"), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, VirtualPresets, ::testing::Values("v5.17", "v5.17+eric", "v5.17+mel", "v5.18"),

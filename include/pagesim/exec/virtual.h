@@ -200,6 +200,10 @@ class VirtualEngine {
   ps_t now() const;
   // Accesses executed while a task was ahead of the next clock (slack > 0 only).
   uint64_t slack_accesses() const { return slack_accesses_; }
+  // Switches to another task because this one's clock passed the next one's: how finely the
+  // tasks' accesses interleave on the host, and so how much of the model's state each switch
+  // finds cold in the host's caches.
+  uint64_t causality_yields() const { return causality_yields_; }
   // The cache model's CPU of vCPU c (its node's socket, its index within the node).
   unsigned model_cpu(unsigned c) const { return model_cpu_[c]; }
   const Runqueues& runqueues() const { return rq_; }
@@ -261,6 +265,7 @@ class VirtualEngine {
   std::vector<Migration> migrations_;  // scratch for tick()
   unsigned live_ = 0;
   uint64_t slack_accesses_ = 0;
+  uint64_t causality_yields_ = 0;
   std::vector<std::vector<ClearInterval>> clears_;  // per node
   std::exception_ptr error_;
 };
