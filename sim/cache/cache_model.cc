@@ -47,6 +47,7 @@ CacheModel::Impl::Impl(const CacheGeometry& geometry)
       llc(geometry.sockets, geometry.llc, geometry.hash_shared_index,
           socket_placement(geometry, socket_sets, internal::SfArray::set_bytes(geometry.snoop_filter))),
       sf(geometry.sockets, geometry.snoop_filter, geometry.hash_shared_index, socket_placement(geometry, socket_sets, 0)) {
+  if (socket_sets.data()) socket_stride = socket_chunk(g), llc_offset = internal::SfArray::set_bytes(g.snoop_filter);
   for (unsigned c = 0; c < g.cpus(); ++c) {
     const CpuPlace p = g.place(c);
     cpu_core.push_back(p.socket * g.cores_per_socket + p.core);
@@ -108,7 +109,7 @@ void CacheModel::Impl::fill_private(unsigned core, Ln ln, LineState st) {
 
 void CacheModel::Impl::evict_l2_victim(unsigned core, TagEntry victim) {
   ++stats.events.l2_evictions;
-  const Ln v = ln(victim.id());
+  const Ln v = ln_of(victim.id());
   LineState st = victim.state();
   // Inclusion: the L1 copy goes too, and its state is the up-to-date one.
   TagEntry* s1 = l1.set(core, v.line);
@@ -172,7 +173,7 @@ void CacheModel::Impl::sf_remove(unsigned core, Ln ln) {
 
 void CacheModel::Impl::back_invalidate(unsigned socket, const SfArray::Entry& victim) {
   ++stats.events.sf_evictions;
-  const Ln v = ln(victim.id());
+  const Ln v = ln_of(victim.id());
   bool dirty = false;
   for (uint64_t m = victim.sharers; m; m &= m - 1) {
     dirty |= drop_core(core_at(socket, std::countr_zero(m)), v) == LineState::M;
@@ -348,10 +349,9 @@ void CacheModel::prefetch_sets(unsigned cpu, uint64_t line) const {
   if (m.socket_sets.data()) {
     // One index computation: every socket's sets are in one block (Impl::socket_sets).
     const char* block = reinterpret_cast<const char*>(m.sf.set(0, line).keys);
-    const size_t chunk = socket_chunk(m.g), llc_at = internal::SfArray::set_bytes(m.g.snoop_filter);
     for (unsigned s = 0; s < m.g.sockets; ++s) {
-      __builtin_prefetch(block + s * chunk);
-      __builtin_prefetch(block + s * chunk + llc_at);
+      __builtin_prefetch(block + s * m.socket_stride);
+      __builtin_prefetch(block + s * m.socket_stride + m.llc_offset);
     }
     return;
   }

@@ -78,7 +78,7 @@ std::string CacheModel::check_invariants() const {
     const uint64_t line = m.ids.line(e.id());
     if (!(sharers(m.socket_of(core), line) & m.bit(core)))
       return "core " + std::to_string(core) + " line " + hex(line) + ": not in the snoop filter";
-    copies[line].cores.push_back({core, m.core_state(core, m.ln(e.id()))});
+    copies[line].cores.push_back({core, m.core_state(core, m.ln_of(e.id()))});
   }
   uint64_t listed = 0, held = 0;
   for (size_t i = 0; i < m.sf.size(); ++i) listed += std::popcount(m.sf.at(i).sharers);

@@ -2,9 +2,8 @@
 //
 // Lines are kernel-like addresses >> 6 (the vmemmap alone needs 58 bits), but the lines a run
 // touches sit in a few dense regions: the vmemmap, struct zones, per-cpu areas, .data, user
-// data. Ids let a cache tag fit 4 bytes, which halves the host memory the model's sets occupy
-// and so the host cache misses of every lookup (docs/performance.md). Sets are still indexed by
-// the real line, so renumbering changes no outcome.
+// data. Ids let a cache tag fit 4 bytes instead of 8 (docs/performance.md, "Compact state").
+// Sets are still indexed by the real line, so renumbering changes no outcome.
 //
 // Lines are grouped in chunks of 2^26 (4 GiB of address space, the struct pages of 256 GiB);
 // a chunk gets the next of 15 id ranges the first time one of its lines is seen, so ids are
@@ -32,8 +31,7 @@ class LineIds {
   uint32_t id(uint64_t line) {
     const uint64_t c = line >> kChunkBits;
     if (c == chunk_[last_] && n_) return make(last_, line);
-    unsigned i = 0;
-    while (i < n_ && chunk_[i] != c) ++i;
+    unsigned i = index_of(c);
     if (i == n_) {
       if (n_ == kChunks)
         throw ModelError("cache model: line " + std::to_string(line) + " is in a 16th region of 2^26 lines; " +
@@ -46,15 +44,20 @@ class LineIds {
 
   // The id of `line` if its chunk has one (else the line was never cached).
   std::optional<uint32_t> find(uint64_t line) const {
-    const uint64_t c = line >> kChunkBits;
-    for (unsigned i = 0; i < n_; ++i)
-      if (chunk_[i] == c) return make(i, line);
-    return std::nullopt;
+    const unsigned i = index_of(line >> kChunkBits);
+    if (i == n_) return std::nullopt;
+    return make(i, line);
   }
 
   uint64_t line(uint32_t id) const { return chunk_[(id >> kChunkBits) - 1] << kChunkBits | (id & kOffsetMask); }
 
  private:
+  // Chunk c's place in chunk_, or n_.
+  unsigned index_of(uint64_t c) const {
+    unsigned i = 0;
+    while (i < n_ && chunk_[i] != c) ++i;
+    return i;
+  }
   static uint32_t make(unsigned chunk, uint64_t line) {
     return static_cast<uint32_t>((chunk + 1) << kChunkBits | (line & kOffsetMask));
   }

@@ -126,9 +126,7 @@ class LruArray {
   // Inserts e as the most recently used; returns the entry pushed out (invalid if the set
   // had room). e's line must not be in the set.
   Entry insert(Entry* s, const Entry& e) {
-    // The slot that is given up: the first empty one, or the LRU.
-    const int empty = first_way(raw_ways(s), ways_ - 1, 0, ~uint32_t{0});
-    const unsigned last = empty < 0 ? ways_ - 1 : static_cast<unsigned>(empty);
+    const unsigned last = way_to_give_up(raw_ways(s), ways_);
     const Entry victim = s[last];
     shift_down(s, last);
     s[0] = e;

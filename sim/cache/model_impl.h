@@ -34,7 +34,7 @@ struct CacheModel::Impl {
   explicit Impl(const CacheGeometry& geometry);
 
   Outcome access(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr);
-  Ln ln(uint32_t id) const { return {ids.line(id), id}; }
+  Ln ln_of(uint32_t id) const { return {ids.line(id), id}; }
 
   // Cores are numbered globally: socket * cores_per_socket + core in socket.
   unsigned socket_of(unsigned core) const { return core / g.cores_per_socket; }
@@ -83,6 +83,8 @@ struct CacheModel::Impl {
   // structures have the same number of sets: a miss looks at all four, and they are then one
   // block of neighbouring host lines rather than four random ones. Empty otherwise.
   HugeRegion socket_sets;
+  size_t socket_stride = 0;  // bytes from one socket's sets to the next's in socket_sets
+  size_t llc_offset = 0;     // bytes from a socket's snoop-filter set to its LLC set
   TagArray l1, l2;                   // one instance per core
   TagArray llc;                      // one per socket
   SfArray sf;                        // one per socket

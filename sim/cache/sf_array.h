@@ -80,8 +80,7 @@ class SfArray {
   // Inserts line `id` with `sharers` as the most recently used; returns the entry pushed out
   // (invalid if the set had room). The line must not be in the set.
   Entry insert(const Set& s, uint32_t id, uint64_t sharers) const {
-    const int empty = first_way(s.keys, ways_ - 1, 0, ~uint32_t{0});
-    const unsigned last = empty < 0 ? ways_ - 1 : static_cast<unsigned>(empty);
+    const unsigned last = way_to_give_up(s.keys, ways_);
     const uint8_t slot = s.slots[last];
     const Entry victim = s.keys[last] ? Entry{s.keys[last], s.masks[slot]} : Entry{};
     shift_down(s, last);

@@ -41,4 +41,11 @@ inline int first_way(const uint32_t* ways, unsigned n, uint32_t key, uint32_t ma
   return hits ? std::countr_zero(hits) : -1;
 }
 
+// The way an insert into an MRU-first set of n ways (0 = empty) gives up: the first empty
+// one, or the last, which is the LRU.
+inline unsigned way_to_give_up(const uint32_t* ways, unsigned n) {
+  const int empty = first_way(ways, n - 1, 0, ~uint32_t{0});
+  return empty < 0 ? n - 1 : static_cast<unsigned>(empty);
+}
+
 }  // namespace pagesim::cache::internal
