@@ -4,8 +4,8 @@
 // which this VM's noisy timings cannot resolve (docs/performance.md, "Compact state").
 //
 // The Ice Lake-SP 8358 geometry is warmed with 6,000 struct-page walks (a random CPU of 128,
-// a random 2 MiB block of 128 GiB: 512 loads, then 512 stores, prefetch_sets 8 lines ahead as
-// the virtual engine does), then `blocks` more (argument, default 2,000) are timed. Prints the
+// a random 2 MiB block of 128 GiB: 512 loads, then 512 stores, prefetch_sets 8 lines and
+// prefetch_victim 4 lines ahead as the virtual engine does), then `blocks` more (argument, default 2,000) are timed. Prints the
 // accesses of the whole run (the divisor for the counters) and the time per timed access.
 #include <chrono>
 #include <cstdint>
@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
     for (AccessKind kind : {AccessKind::load, AccessKind::store})
       for (uint64_t i = 0; i < 512; ++i) {
         if (i + 8 < 512) m.prefetch_sets(cpu, base + head + i + 8);
+        if (i + 4 < 512) m.prefetch_victim(cpu, base + head + i + 4);
         m.access(cpu, base + head + i, node, kind);
         ++total, timed += b >= kWarmBlocks;
       }

@@ -19,11 +19,14 @@ using internal::TagEntry;
 
 namespace {
 
-// Impl::socket_sets: per set index, per socket, the snoop-filter set then the LLC set, in
-// whole host lines.
+// Impl::socket_sets: per set index, per socket, the LLC set, then the snoop-filter set from the
+// next host line. A lookup of a line no cache holds reads the LLC tags and the snoop-filter
+// keys, so it touches two whole host lines, both prefetchable; the sharer masks follow the
+// keys and are read only when the line is found.
 size_t round_to_lines(size_t bytes) { return (bytes + kLineBytes - 1) / kLineBytes * kLineBytes; }
+size_t sf_offset_in_chunk(const CacheGeometry& g) { return round_to_lines(internal::LruArray<TagEntry>::set_bytes(g.llc)); }
 size_t socket_chunk(const CacheGeometry& g) {
-  return round_to_lines(internal::SfArray::set_bytes(g.snoop_filter) + internal::LruArray<TagEntry>::set_bytes(g.llc));
+  return round_to_lines(sf_offset_in_chunk(g) + internal::SfArray::set_bytes(g.snoop_filter));
 }
 bool shares_socket_sets(const CacheGeometry& g) { return g.llc.sets == g.snoop_filter.sets; }
 
@@ -45,9 +48,10 @@ CacheModel::Impl::Impl(const CacheGeometry& geometry)
       l1(geometry.cores(), geometry.l1d, false),
       l2(geometry.cores(), geometry.l2, false),
       llc(geometry.sockets, geometry.llc, geometry.hash_shared_index,
-          socket_placement(geometry, socket_sets, internal::SfArray::set_bytes(geometry.snoop_filter))),
-      sf(geometry.sockets, geometry.snoop_filter, geometry.hash_shared_index, socket_placement(geometry, socket_sets, 0)) {
-  if (socket_sets.data()) socket_stride = socket_chunk(g), llc_offset = internal::SfArray::set_bytes(g.snoop_filter);
+          socket_placement(geometry, socket_sets, 0)),
+      sf(geometry.sockets, geometry.snoop_filter, geometry.hash_shared_index,
+         socket_placement(geometry, socket_sets, sf_offset_in_chunk(geometry))) {
+  if (socket_sets.data()) socket_stride = socket_chunk(g), sf_offset = sf_offset_in_chunk(g);
   for (unsigned c = 0; c < g.cpus(); ++c) {
     const CpuPlace p = g.place(c);
     cpu_core.push_back(p.socket * g.cores_per_socket + p.core);
@@ -87,8 +91,8 @@ void CacheModel::Impl::share_core(unsigned core, Ln ln) {
   if (int w = l2.find(s2, ln.id); w >= 0) s2[w].set_state(LineState::S);
 }
 
-void CacheModel::Impl::fill_l1(unsigned core, Ln ln, LineState st) {
-  const TagEntry victim = l1.insert(l1.set(core, ln.line), TagEntry(ln.id, st));
+void CacheModel::Impl::fill_l1(unsigned core, Ln ln, LineState st, TagEntry* s1) {
+  const TagEntry victim = l1.insert(s1, TagEntry(ln.id, st));
   if (!victim.valid()) return;
   ++stats.events.l1_evictions;
   // The L2 copy exists (inclusion); a dirty L1 victim writes its state back there.
@@ -100,11 +104,11 @@ void CacheModel::Impl::fill_l1(unsigned core, Ln ln, LineState st) {
   }
 }
 
-void CacheModel::Impl::fill_private(unsigned core, Ln ln, LineState st) {
+void CacheModel::Impl::fill_private(unsigned core, Ln ln, LineState st, TagEntry* s1, TagEntry* s2) {
   sf_add(core, ln);
-  const TagEntry victim = l2.insert(l2.set(core, ln.line), TagEntry(ln.id, st));
+  const TagEntry victim = l2.insert(s2, TagEntry(ln.id, st));
   if (victim.valid()) evict_l2_victim(core, victim);
-  fill_l1(core, ln, st);
+  fill_l1(core, ln, st, s1);
 }
 
 void CacheModel::Impl::evict_l2_victim(unsigned core, TagEntry victim) {
@@ -123,8 +127,9 @@ void CacheModel::Impl::evict_l2_victim(unsigned core, TagEntry victim) {
 
 // ---------------------------------------------------------------- socket structures
 
-CacheModel::Impl::Holders CacheModel::Impl::holders(unsigned socket, Ln ln) {
-  Holders h;
+void CacheModel::Impl::find_holders(unsigned socket, Ln ln, Holders& h) {
+  h.sharers = 0;
+  h.owner_state = LineState::I;
   const SfArray::Set fs = sf.set(socket, ln.line);
   if (int w = sf.find(fs, ln.id); w >= 0) {
     h.sharers = SfArray::sharers(fs, w);
@@ -133,7 +138,6 @@ CacheModel::Impl::Holders CacheModel::Impl::holders(unsigned socket, Ln ln) {
   }
   h.llc_set = llc.set(socket, ln.line);
   h.llc_way = llc.find(h.llc_set, ln.id);
-  return h;
 }
 
 void CacheModel::Impl::llc_insert(unsigned socket, Ln ln, bool dirty) {
@@ -188,7 +192,7 @@ Outcome CacheModel::Impl::access(unsigned core, unsigned socket, Ln ln, uint16_t
                                  const Attribution& attr) {
   TagEntry* s1 = l1.set(core, ln.line);
   const int w = l1.find(s1, ln.id);
-  if (w < 0) return miss_l1(core, socket, ln, home, write, attr);
+  if (w < 0) return miss_l1(core, socket, ln, home, write, attr, s1);
   Outcome o = Outcome::l1;
   if (write) {
     // E -> M is silent; S -> M must invalidate the other copies first.
@@ -200,7 +204,7 @@ Outcome CacheModel::Impl::access(unsigned core, unsigned socket, Ln ln, uint16_t
 }
 
 Outcome CacheModel::Impl::miss_l1(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
-                                  const Attribution& attr) {
+                                  const Attribution& attr, TagEntry* s1) {
   TagEntry* s2 = l2.set(core, ln.line);
   if (int w = l2.find(s2, ln.id); w >= 0) {
     LineState st = s2[w].state();
@@ -211,12 +215,12 @@ Outcome CacheModel::Impl::miss_l1(unsigned core, unsigned socket, Ln ln, uint16_
       s2[w].set_state(st);
     }
     l2.touch(s2, w);
-    fill_l1(core, ln, st);
+    fill_l1(core, ln, st, s1);
     return o;
   }
   LineState st;
   const Outcome o = fetch(core, socket, ln, home, write, attr, &st);
-  fill_private(core, ln, st);
+  fill_private(core, ln, st, s1, s2);
   return o;
 }
 
@@ -234,9 +238,8 @@ Outcome CacheModel::Impl::fetch(unsigned core, unsigned socket, Ln ln, uint16_t 
   Holders h[kMaxSockets];
   unsigned src = kMaxSockets;
   bool elsewhere = false;  // a copy outside the requester's socket
-  for (unsigned i = 0; i < g.sockets; ++i) {
-    const unsigned s = (socket + i) % g.sockets;
-    h[s] = holders(s, ln);
+  for (unsigned i = 0, s = socket; i < g.sockets; ++i, s = s + 1 == g.sockets ? 0 : s + 1) {
+    find_holders(s, ln, h[s]);
     if (!h[s].any()) continue;
     if (src == kMaxSockets) src = s;
     if (s != socket) elsewhere = true;
@@ -344,14 +347,15 @@ void CacheModel::prefetch_sets(unsigned cpu, uint64_t line) const {
   const Impl& m = *impl_;
   if (cpu >= m.cpu_core.size()) return;
   const unsigned core = m.cpu_core[cpu];
-  __builtin_prefetch(m.l1.set(core, line));
-  __builtin_prefetch(m.l2.set(core, line));
+  // First and last byte: a set need not start on a host line (an L2 set is 80 bytes).
+  m.l1.prefetch_set(m.l1.set(core, line));
+  m.l2.prefetch_set(m.l2.set(core, line));
   if (m.socket_sets.data()) {
     // One index computation: every socket's sets are in one block (Impl::socket_sets).
-    const char* block = reinterpret_cast<const char*>(m.sf.set(0, line).keys);
+    const char* block = reinterpret_cast<const char*>(m.llc.set(0, line));
     for (unsigned s = 0; s < m.g.sockets; ++s) {
       __builtin_prefetch(block + s * m.socket_stride);
-      __builtin_prefetch(block + s * m.socket_stride + m.llc_offset);
+      __builtin_prefetch(block + s * m.socket_stride + m.sf_offset);
     }
     return;
   }
@@ -359,6 +363,19 @@ void CacheModel::prefetch_sets(unsigned cpu, uint64_t line) const {
     __builtin_prefetch(m.sf.set(s, line).keys);
     __builtin_prefetch(m.llc.set(s, line));
   }
+}
+
+void CacheModel::prefetch_victim(unsigned cpu, uint64_t line) const {
+  const Impl& m = *impl_;
+  if (cpu >= m.cpu_core.size() || !m.socket_sets.data()) return;
+  // The way an L2 fill would give up (LruArray::insert); it goes to this socket's snoop
+  // filter (sf_remove) and LLC (llc_insert), whose sets share one block.
+  const TagEntry victim = m.l2.victim_of(m.l2.set(m.cpu_core[cpu], line));
+  if (!victim.valid()) return;
+  const char* c = reinterpret_cast<const char*>(m.llc.set(m.cpu_socket[cpu], m.ids.line(victim.id())));
+  __builtin_prefetch(c);
+  // The keys, and the masks after them (the victim's slot is not known here).
+  for (size_t b = m.sf_offset; b < m.socket_stride; b += kLineBytes) __builtin_prefetch(c + b);
 }
 
 void CacheModel::flush_all() {

@@ -116,10 +116,20 @@ class LruArray {
   // The way holding the line with id `id` in set `s`, or -1.
   int find(const Entry* s, uint32_t id) const { return first_way(raw_ways(s), ways_, Entry::key(id), Entry::kKeyMask); }
 
+  // The entry an insert into set s would push out (invalid if the set has room): the last
+  // way, since invalid entries are kept at the tail.
+  Entry victim_of(const Entry* s) const { return s[ways_ - 1]; }
+
+  // Host hint: starts loading set s, whose bytes may straddle two host lines.
+  void prefetch_set(const Entry* s) const {
+    __builtin_prefetch(s);
+    __builtin_prefetch(s + ways_ - 1);
+  }
+
   // Makes way w the most recently used.
   void touch(Entry* s, int w) {
     const Entry e = s[w];
-    shift_down(s, static_cast<unsigned>(w));
+    shift_up_one(s, static_cast<unsigned>(w));
     s[0] = e;
   }
 
@@ -128,7 +138,7 @@ class LruArray {
   Entry insert(Entry* s, const Entry& e) {
     const unsigned last = way_to_give_up(raw_ways(s), ways_);
     const Entry victim = s[last];
-    shift_down(s, last);
+    shift_up_one(s, last);
     s[0] = e;
     return victim;
   }
@@ -147,11 +157,6 @@ class LruArray {
  private:
   static const uint32_t* raw_ways(const Entry* s) { return reinterpret_cast<const uint32_t*>(s); }
   Entry* raw(size_t s) const { return reinterpret_cast<Entry*>(sets_.flat(s)); }
-  // s[0..n) moves to s[1..n]. Plain loops: the sets are a few dozen bytes, below the size
-  // where a memmove call pays off.
-  static void shift_down(Entry* s, unsigned n) {
-    for (unsigned i = n; i > 0; --i) s[i] = s[i - 1];
-  }
 
   SetStorage sets_;
   uint32_t ways_;

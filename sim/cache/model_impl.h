@@ -19,11 +19,13 @@ struct CacheModel::Impl {
   using Ln = internal::Ln;
 
   // The copies of a line inside one socket, as found before the protocol acts on them.
+  // Every field is set by find_holders; no initializers, so that fetch's array of kMaxSockets
+  // costs nothing for the sockets a machine does not have.
   struct Holders {
-    uint64_t sharers = 0;                // cores of the socket holding it privately
-    LineState owner_state = LineState::I;  // the sole sharer's state (I if not exactly one)
-    internal::TagEntry* llc_set = nullptr;
-    int llc_way = -1;                    // the socket's LLC copy, -1 if none
+    uint64_t sharers;                // cores of the socket holding it privately
+    LineState owner_state;           // the sole sharer's state (I if not exactly one)
+    internal::TagEntry* llc_set;
+    int llc_way;                     // the socket's LLC copy, -1 if none
 
     LineState llc() const { return llc_way < 0 ? LineState::I : llc_set[llc_way].state(); }
     bool any() const { return sharers != 0 || llc_way >= 0; }
@@ -45,12 +47,13 @@ struct CacheModel::Impl {
   LineState core_state(unsigned core, Ln ln) const;
   LineState drop_core(unsigned core, Ln ln);  // removes both copies; returns the state
   void share_core(unsigned core, Ln ln);      // demotes both copies to S
-  void fill_l1(unsigned core, Ln ln, LineState st);
-  void fill_private(unsigned core, Ln ln, LineState st);
+  // s1 and s2 are the line's sets in the core's L1 and L2 (sets never move; their ways do).
+  void fill_l1(unsigned core, Ln ln, LineState st, internal::TagEntry* s1);
+  void fill_private(unsigned core, Ln ln, LineState st, internal::TagEntry* s1, internal::TagEntry* s2);
   void evict_l2_victim(unsigned core, internal::TagEntry victim);
 
   // --- socket-level structures ---
-  Holders holders(unsigned socket, Ln ln);
+  void find_holders(unsigned socket, Ln ln, Holders& h);  // filled in place: no copy back
   void llc_insert(unsigned socket, Ln ln, bool dirty);
   void sf_add(unsigned core, Ln ln);
   void sf_remove(unsigned core, Ln ln);
@@ -59,7 +62,7 @@ struct CacheModel::Impl {
   // --- protocol ---
   // Out of line, so that the L1-hit path in access() keeps a small frame.
   [[gnu::noinline]] Outcome miss_l1(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
-                                    const Attribution& attr);
+                                    const Attribution& attr, internal::TagEntry* s1);
   Outcome fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr,
                 LineState* filled);
   Outcome upgrade(unsigned core, Ln ln, const Attribution& attr);
@@ -84,7 +87,7 @@ struct CacheModel::Impl {
   // block of neighbouring host lines rather than four random ones. Empty otherwise.
   HugeRegion socket_sets;
   size_t socket_stride = 0;  // bytes from one socket's sets to the next's in socket_sets
-  size_t llc_offset = 0;     // bytes from a socket's snoop-filter set to its LLC set
+  size_t sf_offset = 0;      // bytes from a socket's LLC set to its snoop-filter set
   TagArray l1, l2;                   // one instance per core
   TagArray llc;                      // one per socket
   SfArray sf;                        // one per socket

@@ -124,10 +124,8 @@ class SfArray {
   }
   // Ways [0, n) move to [1, n].
   void shift_down(const Set& s, unsigned n) const {
-    for (unsigned i = n; i > 0; --i) {
-      s.keys[i] = s.keys[i - 1];
-      s.slots[i] = s.slots[i - 1];
-    }
+    shift_up_one(s.keys, n);
+    shift_up_one(s.slots, n);
   }
 
   SetStorage sets_;

@@ -1,4 +1,5 @@
-// match_ways: which ways of a set hold a key, compared four at a time. Internal.
+// match_ways: which ways of a set hold a key, compared four at a time; shift_up_one: the LRU
+// move, sixteen bytes at a time. Internal.
 //
 // A set lookup used to compare way by way, with a branch per way whose outcome depends on the
 // data: on a miss path that looks at a dozen sets, that was most of the model's instructions
@@ -9,6 +10,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -41,11 +43,37 @@ inline int first_way(const uint32_t* ways, unsigned n, uint32_t key, uint32_t ma
   return hits ? std::countr_zero(hits) : -1;
 }
 
-// The way an insert into an MRU-first set of n ways (0 = empty) gives up: the first empty
-// one, or the last, which is the LRU.
+// The way an insert into an MRU-first set of n ways (0 = empty, kept at the tail) gives up:
+// the first empty one, or the last, which is the LRU. A full set, the usual case once a run
+// is warm, needs no scan.
 inline unsigned way_to_give_up(const uint32_t* ways, unsigned n) {
+  if (ways[n - 1] != 0) return n - 1;
   const int empty = first_way(ways, n - 1, 0, ~uint32_t{0});
   return empty < 0 ? n - 1 : static_cast<unsigned>(empty);
+}
+
+// Moves s[0, n) to s[1, n], as an LRU set does to make room at its front: 16 bytes at a time
+// from the top (each block is read before the one below it is overwritten), then 8, then one
+// entry at a time. T is a trivially copyable tag, key or slot number.
+template <class T>
+inline void shift_up_one(T* s, unsigned n) {
+  static_assert(std::is_trivially_copyable_v<T> && 16 % sizeof(T) == 0);
+  constexpr unsigned k16 = 16 / sizeof(T), k8 = 8 / sizeof(T);
+  unsigned i = n;
+#if defined(__SSE2__)
+  for (; i >= k16; i -= k16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i - k16));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(s + i - k16 + 1), v);
+  }
+#endif
+  if constexpr (k8 > 1) {
+    for (; i >= k8; i -= k8) {
+      uint64_t v;
+      std::memcpy(&v, static_cast<const void*>(s + i - k8), 8);
+      std::memcpy(static_cast<void*>(s + i - k8 + 1), &v, 8);
+    }
+  }
+  for (; i > 0; --i) s[i] = s[i - 1];
 }
 
 }  // namespace pagesim::cache::internal

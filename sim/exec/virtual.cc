@@ -68,9 +68,13 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
   uint64_t page = ~uint64_t{0};
   unsigned misses_in_page = 0;
   const ps_t t0 = clock_;
-  constexpr uint32_t kAhead = 8;  // host prefetch distance: the model's sets, not the line
+  // Host prefetch distances (the model's sets, not the line): the sets of the line kAhead on,
+  // then, once its L2 set has arrived, the sets of the line its fill would evict.
+  constexpr uint32_t kAhead = 8, kVictimAhead = 4;
   for (uint32_t i = 0; i < n; ++i) {
     if (i + kAhead < n) eng_->cache_.prefetch_sets(model_cpu_, (first.addr + uint64_t{i + kAhead} * stride) >> 6);
+    if (i + kVictimAhead < n)
+      eng_->cache_.prefetch_victim(model_cpu_, (first.addr + uint64_t{i + kVictimAhead} * stride) >> 6);
     sync();
     const uint64_t line = (first.addr + uint64_t{i} * stride) >> 6;
     const cache::Outcome o = model_access(line, first.node, kind, site, first.kind);

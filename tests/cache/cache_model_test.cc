@@ -516,5 +516,26 @@ TEST(CacheModel, InvariantsHoldOnTheIceLakeGeometry) {
   EXPECT_GT(m.stats().sum({.outcome = O::hitm_remote}), 0u);
 }
 
+TEST(CacheModel, PrefetchHintsChangeNothing) {
+  // Two models, the same traffic (struct-page-like walks by random CPUs); one is given the
+  // host hints before every access, some of them out of range.
+  CacheModel hinted(CacheGeometry::icelake_8358()), plain(CacheGeometry::icelake_8358());
+  Rng rng{5};
+  for (int walk = 0; walk < 400; ++walk) {
+    const auto cpu = static_cast<unsigned>(rng.below(4));  // two cores
+    const uint64_t first = rng.below(1u << 16) * 1024;     // L2 sets 0-63 only: victims galore
+    const auto kind = static_cast<AK>(rng.below(3));
+    for (uint64_t i = 0; i < 64; ++i) {
+      hinted.prefetch_sets(cpu, first + i + 8);
+      hinted.prefetch_victim(cpu, first + i + 4);
+      hinted.prefetch_victim(1000, first + i);  // no such CPU: ignored
+      ASSERT_EQ(hinted.access(cpu, first + i, 0, kind), plain.access(cpu, first + i, 0, kind)) << walk << " " << i;
+    }
+  }
+  EXPECT_TRUE(hinted.stats() == plain.stats());
+  EXPECT_GT(plain.stats().events.l2_evictions, 0u);
+  EXPECT_EQ(hinted.check_invariants(), "");
+}
+
 }  // namespace
 }  // namespace pagesim::cache

@@ -38,6 +38,22 @@ TEST(MatchWays, AgreesWithAWayByWayScanForEveryWidth) {
   EXPECT_EQ(first_way(ways.data(), 0, 8, ~uint32_t{0}), -1);
 }
 
+template <class T>
+void expect_shift_matches_a_loop() {
+  for (unsigned n = 0; n <= 40; ++n) {
+    std::vector<T> fast(48), slow(48);
+    for (unsigned i = 0; i < fast.size(); ++i) fast[i] = slow[i] = static_cast<T>(i * 37 + 1);
+    shift_up_one(fast.data(), n);
+    for (unsigned i = n; i > 0; --i) slow[i] = slow[i - 1];
+    EXPECT_EQ(fast, slow) << "n " << n << " item " << sizeof(T) << " bytes";
+  }
+}
+
+TEST(ShiftUpOne, MovesExactlyTheFirstNItemsForEveryWidth) {
+  expect_shift_matches_a_loop<uint32_t>();  // tags and snoop-filter keys
+  expect_shift_matches_a_loop<uint8_t>();   // snoop-filter slots
+}
+
 TEST(SfArray, MasksFollowTheirLinesThroughLruMoves) {
   SfArray a(1, CacheLevel{1, 4}, false);
   const SfArray::Set s = a.set(0, 0);

@@ -52,9 +52,14 @@ class CacheModel {
   // A host-side hint, no model effect: starts loading the sets an access by `cpu` to `line`
   // will look at (its core's L1 and L2 sets, every socket's snoop-filter and LLC sets), so
   // that a walk can overlap the model's own memory misses. Out-of-range arguments are ignored.
-  // (Prefetching every host line of each set, and the victims' sets a fill will touch, was
-  // measured too: slower on L1-hit walks and no faster on cold ones. docs/performance.md.)
   void prefetch_sets(unsigned cpu, uint64_t line) const;
+
+  // The second stage of that hint, also without model effect: reads the core's L2 set of
+  // `line` (call it a few accesses after prefetch_sets for the same line, so that the set
+  // has arrived) and starts loading the snoop-filter and LLC sets of the line an L2 fill there
+  // would evict. Out-of-range arguments are ignored; so are geometries whose LLC and snoop
+  // filter differ in sets (no shared socket block to prefetch).
+  void prefetch_victim(unsigned cpu, uint64_t line) const;
 
   // Models one access by `cpu` to `line`, homed on node `home_node`, and returns the level
   // that served it (Outcome::prefetch for a prefetch, which otherwise fills like a load).
