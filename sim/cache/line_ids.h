@@ -27,19 +27,12 @@ class LineIds {
   static constexpr uint64_t kOffsetMask = (uint64_t{1} << kChunkBits) - 1;
 
   // The id of `line`, giving its chunk an id range if it has none yet.
-  // Throws ModelError if a 16th chunk is needed.
+  // Throws ModelError if a 16th chunk is needed. Inline for the walk's common case: the chunk
+  // of the previous call.
   uint32_t id(uint64_t line) {
-    const uint64_t c = line >> kChunkBits;
-    if (c == chunk_[last_] && n_) return make(last_, line);
-    unsigned i = index_of(c);
-    if (i == n_) {
-      if (n_ == kChunks)
-        throw ModelError("cache model: line " + std::to_string(line) + " is in a 16th region of 2^26 lines; " +
-                         "the model numbers at most 15 such regions");
-      chunk_[n_++] = c;
-    }
-    last_ = i;
-    return make(i, line);
+    if ((line >> kChunkBits) == chunk_[last_] && n_) [[likely]]
+      return make(last_, line);
+    return id_in_other_chunk(line);  // out of line: it builds the error message
   }
 
   // The id of `line` if its chunk has one (else the line was never cached).
@@ -52,6 +45,19 @@ class LineIds {
   uint64_t line(uint32_t id) const { return chunk_[(id >> kChunkBits) - 1] << kChunkBits | (id & kOffsetMask); }
 
  private:
+  [[gnu::noinline]] uint32_t id_in_other_chunk(uint64_t line) {
+    const uint64_t c = line >> kChunkBits;
+    unsigned i = index_of(c);
+    if (i == n_) {
+      if (n_ == kChunks)
+        throw ModelError("cache model: line " + std::to_string(line) + " is in a 16th region of 2^26 lines; " +
+                         "the model numbers at most 15 such regions");
+      chunk_[n_++] = c;
+    }
+    last_ = i;
+    return make(i, line);
+  }
+
   // Chunk c's place in chunk_, or n_.
   unsigned index_of(uint64_t c) const {
     unsigned i = 0;

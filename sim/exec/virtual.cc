@@ -46,8 +46,12 @@ LockContext VirtualCpu::context() const {
 void VirtualCpu::sync() { eng_->sync(*this); }
 
 cache::Outcome VirtualCpu::model_access(uint64_t line, uint16_t home, AccessKind kind, Site site, LineKind lk) {
+  return model_access(line, home, kind, cache::Attribution{site, context(), lk});
+}
+
+cache::Outcome VirtualCpu::model_access(uint64_t line, uint16_t home, AccessKind kind, const cache::Attribution& attr) {
   model_accesses_++;
-  return eng_->cache_.access(model_cpu_, line, home, kind, cache::Attribution{site, context(), lk});
+  return eng_->cache_.access(model_cpu_, line, home, kind, attr);
 }
 
 void VirtualCpu::access(const Line& line, AccessKind kind, Site site) {
@@ -62,8 +66,11 @@ ps_t VirtualCpu::forked_at() const { return eng_->rq_.task_forked[task_]; }
 
 void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, AccessKind kind, Site site) {
   if (n == 1) return access(first, kind, site);
-  const vt::MachineModel& mm = eng_->model_;
-  access_.add(first, kind, site, context(), n);
+  const auto& overlapped = eng_->overlapped_ps_;
+  const auto& streamed_ps = eng_->streamed_ps_;
+  // The lock and IRQ context cannot change inside the walk (a yield leaves it as it is).
+  const cache::Attribution attr{site, context(), first.kind};
+  access_.add(first, kind, site, attr.ctx, n);
   const bool sequential = stride == cache::kLineBytes;
   uint64_t page = ~uint64_t{0};
   unsigned misses_in_page = 0;
@@ -77,19 +84,17 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
       eng_->cache_.prefetch_victim(model_cpu_, (first.addr + uint64_t{i + kVictimAhead} * stride) >> 6);
     sync();
     const uint64_t line = (first.addr + uint64_t{i} * stride) >> 6;
-    const cache::Outcome o = model_access(line, first.node, kind, site, first.kind);
-    ps_t lat = mm.latency(o);
+    const cache::Outcome o = model_access(line, first.node, kind, attr);
+    const auto oi = static_cast<unsigned>(o);
+    ps_t lat = overlapped[oi];  // latency / mlp
     if (sequential) {
       if (line >> 6 != page) page = line >> 6, misses_in_page = 0;  // 64 lines = one 4 KiB page
-      const bool streamed = clean_miss(o) && misses_in_page >= 2;
       if (clean_miss(o)) {
+        if (misses_in_page >= 2) lat = streamed_ps[oi];  // the L2 streamer: latency / stream_mlp
         misses_in_page++;
         // Adjacent-line prefetch: the miss brings the other half of its 128-byte pair.
-        if (!(line & 1)) model_access(line | 1, first.node, AccessKind::prefetch, site, first.kind);
+        if (!(line & 1)) model_access(line | 1, first.node, AccessKind::prefetch, attr);
       }
-      lat /= streamed ? mm.stream_mlp : mm.mlp;
-    } else {
-      lat /= mm.mlp;
     }
     clock_ += lat;
   }
@@ -289,6 +294,10 @@ cache::CacheGeometry geometry_for(const mm::Machine& m, const vt::MachineModel& 
 VirtualEngine::VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOptions opt, std::unique_ptr<SchedPolicy> policy)
     : m_(m), model_(std::move(model)), opt_(opt), policy_(std::move(policy)), cache_(geometry_for(m, model_)),
       locks_(kNrLockIds), clears_(m.nr_nodes()) {
+  for (unsigned o = 0; o < cache::kNumOutcomes; ++o) {
+    overlapped_ps_[o] = model_.latency(static_cast<cache::Outcome>(o)) / model_.mlp;
+    streamed_ps_[o] = model_.latency(static_cast<cache::Outcome>(o)) / model_.stream_mlp;
+  }
   if (opt_.sched.parent_cpu >= m.nr_cpus())
     throw InputError(fmt::format("virtual engine: the parent CPU {} is not one of the {} vCPUs", opt_.sched.parent_cpu, m.nr_cpus()));
   // vCPU c of node n is the model's CPU n * (cores * threads) + its index within the node:

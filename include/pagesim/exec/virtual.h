@@ -140,6 +140,7 @@ class VirtualCpu {
   friend class VirtualEngine;
   LockContext context() const;
   cache::Outcome model_access(uint64_t line, uint16_t home, AccessKind kind, Site site, LineKind lk);
+  cache::Outcome model_access(uint64_t line, uint16_t home, AccessKind kind, const cache::Attribution& attr);
   void place(unsigned cpu, ps_t at);  // at: the virtual time of the move, for placements()
   void check_may_schedule(const char* what) const;
   // A scheduler event: apply a pending migration, or give the CPU to a queued task once the
@@ -249,6 +250,9 @@ class VirtualEngine {
 
   mm::Machine& m_;
   vt::MachineModel model_;
+  // model_.latency(o) / mlp and / stream_mlp, per outcome: what access_range charges per line
+  // (the same integer quotients, without a division per access).
+  std::array<ps_t, cache::kNumOutcomes> overlapped_ps_{}, streamed_ps_{};
   VirtualOptions opt_;
   std::unique_ptr<SchedPolicy> policy_;
   cache::CacheModel cache_;
