@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
 #include "pagesim/error.h"
@@ -328,7 +329,7 @@ ps_t VirtualEngine::now() const {
 }
 
 void VirtualEngine::sync(VirtualCpu& t) {
-  if (policy_->tick_period() && next_tick_ <= t.clock_) return yield(t);  // a balance tick comes first
+  if (next_tick_ <= t.clock_) return yield(t);  // a balance tick comes first
   if (ready_.empty()) return;
   const Key& next = ready_.top();
   const Key mine{t.clock_, t.task_};
@@ -513,7 +514,8 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
   pipe_readers_.clear();
   // A new run starts together: every task at the latest clock so far, forked by the parent.
   const ps_t start = now();
-  next_tick_ = start + policy_->tick_period();
+  // No balance ticks: a next tick that never comes, so that sync() tests one clock.
+  next_tick_ = policy_->tick_period() ? start + policy_->tick_period() : std::numeric_limits<ps_t>::max();
   std::vector<unsigned> ids(nr_tasks);
   for (unsigned i = 0; i < nr_tasks; ++i) ids[i] = i;
   fork_all(ids, start);
@@ -536,7 +538,7 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
     if (enqueue(c, start)) make_ready(c);
   }
   while (!ready_.empty() && !error_) {
-    if (policy_->tick_period() && next_tick_ <= ready_.top().first) {
+    if (next_tick_ <= ready_.top().first) {
       tick();
       continue;
     }

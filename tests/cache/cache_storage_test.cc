@@ -22,7 +22,7 @@ uint64_t match_ways_slowly(const uint32_t* ways, unsigned n, uint32_t key, uint3
 }
 
 TEST(MatchWays, AgreesWithAWayByWayScanForEveryWidth) {
-  std::vector<uint32_t> ways(64 + 4);  // match_ways may read 12 bytes past the last way
+  std::vector<uint32_t> ways(64 + 15);  // match_ways may read 60 bytes past the last way
   for (unsigned n = 1; n <= 64; ++n) {
     for (unsigned i = 0; i < ways.size(); ++i) ways[i] = (i * 7 + n) % 5 << 2 | (i & 3);  // keys 0..16, states 0..3
     for (uint32_t key = 0; key <= 16; key += 4) {

@@ -265,7 +265,7 @@ class VirtualEngine {
   std::deque<unsigned> pipe_readers_;  // the start pipe's sleepers, woken in this order
   Runqueues rq_;
   std::vector<ps_t> cpu_busy_;
-  ps_t next_tick_ = 0;
+  ps_t next_tick_ = 0;  // the next balance tick; max() under a policy without ticks
   std::vector<Migration> migrations_;  // scratch for tick()
   unsigned live_ = 0;
   uint64_t slack_accesses_ = 0;
