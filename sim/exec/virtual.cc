@@ -77,15 +77,19 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
   unsigned misses_in_page = 0;
   const ps_t t0 = clock_;
   // Host prefetch distances (the model's sets, not the line): the sets of the line kAhead on,
-  // then, once its L2 set has arrived, the sets of the line its fill would evict.
+  // then, once its L2 set has arrived, the sets of the line its fill would evict. The second
+  // only while the walk is filling L2 (a miss in the last two accesses): a walk of lines the
+  // core holds evicts nothing.
   constexpr uint32_t kAhead = 8, kVictimAhead = 4;
-  for (uint32_t i = 0; i < n; ++i) {
+  uint32_t since_fill = 0;
+  for (uint32_t i = 0; i < n; ++i, ++since_fill) {
     if (i + kAhead < n) eng_->cache_.prefetch_sets(model_cpu_, (first.addr + uint64_t{i + kAhead} * stride) >> 6);
-    if (i + kVictimAhead < n)
+    if (i + kVictimAhead < n && since_fill <= 2)
       eng_->cache_.prefetch_victim(model_cpu_, (first.addr + uint64_t{i + kVictimAhead} * stride) >> 6);
     sync();
     const uint64_t line = (first.addr + uint64_t{i} * stride) >> 6;
     const cache::Outcome o = model_access(line, first.node, kind, attr);
+    if (o != cache::Outcome::l1 && o != cache::Outcome::l2) since_fill = 0;
     const auto oi = static_cast<unsigned>(o);
     ps_t lat = overlapped[oi];  // latency / mlp
     if (sequential) {
