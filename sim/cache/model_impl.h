@@ -82,7 +82,7 @@ struct CacheModel::Impl {
   internal::LineIds ids;
   std::vector<uint32_t> cpu_core;    // global core of each CPU
   std::vector<uint16_t> cpu_socket;
-  // Every socket's snoop-filter and LLC sets of one set index, side by side, when the two
+  // Every socket's LLC and snoop-filter sets of one set index, side by side, when the two
   // structures have the same number of sets: a miss looks at all four, and they are then one
   // block of neighbouring host lines rather than four random ones. Empty otherwise.
   HugeRegion socket_sets;
