@@ -347,16 +347,13 @@ void CacheModel::prefetch_sets(unsigned cpu, uint64_t line) const {
   const Impl& m = *impl_;
   if (cpu >= m.cpu_core.size()) return;
   const unsigned core = m.cpu_core[cpu];
-  // First and last byte: a set need not start on a host line (an L2 set is 80 bytes).
   m.l1.prefetch_set(m.l1.set(core, line));
   m.l2.prefetch_set(m.l2.set(core, line));
   if (m.socket_sets.data()) {
-    // One index computation: every socket's sets are in one block (Impl::socket_sets).
+    // One index computation: every socket's sets are in one block (Impl::socket_sets). A
+    // lookup reads the LLC set and the snoop filter's keys, the first host line of its set.
     const char* block = reinterpret_cast<const char*>(m.llc.set(0, line));
-    for (unsigned s = 0; s < m.g.sockets; ++s) {
-      __builtin_prefetch(block + s * m.socket_stride);
-      __builtin_prefetch(block + s * m.socket_stride + m.sf_offset);
-    }
+    for (unsigned s = 0; s < m.g.sockets; ++s) internal::prefetch_span(block + s * m.socket_stride, m.sf_offset + kLineBytes);
     return;
   }
   for (unsigned s = 0; s < m.g.sockets; ++s) {
@@ -372,10 +369,9 @@ void CacheModel::prefetch_victim(unsigned cpu, uint64_t line) const {
   // filter (sf_remove) and LLC (llc_insert), whose sets share one block.
   const TagEntry victim = m.l2.victim_of(m.l2.set(m.cpu_core[cpu], line));
   if (!victim.valid()) return;
-  const char* c = reinterpret_cast<const char*>(m.llc.set(m.cpu_socket[cpu], m.ids.line(victim.id())));
-  __builtin_prefetch(c);
-  // The keys, and the masks after them (the victim's slot is not known here).
-  for (size_t b = m.sf_offset; b < m.socket_stride; b += kLineBytes) __builtin_prefetch(c + b);
+  // The whole socket chunk: the LLC set, the keys, and the masks after them (the victim's
+  // slot is not known here).
+  internal::prefetch_span(m.llc.set(m.cpu_socket[cpu], m.ids.line(victim.id())), m.socket_stride);
 }
 
 void CacheModel::flush_all() {

@@ -40,6 +40,16 @@ class SetIndex {
   int width_;
 };
 
+// Host hint: starts loading every host line of [p, p + bytes). A set need not start on a host
+// line, so it may straddle two or more.
+inline void prefetch_span(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p);
+  __builtin_prefetch(c);
+  __builtin_prefetch(c + bytes - 1);
+  // Points 64 bytes apart touch every line in between (none for a span of two lines or less).
+  for (const char* a = c + kLineBytes; a < c + bytes - 1; a += kLineBytes) __builtin_prefetch(a);
+}
+
 // Where an array's sets live in host memory: set `index` of instance `instance` starts at
 // base + instance * instance_stride + index * set_stride. An array either owns a HugeRegion
 // laid out set after set, or is placed in a region shared with other arrays, so that the sets
@@ -120,11 +130,8 @@ class LruArray {
   // way, since invalid entries are kept at the tail.
   Entry victim_of(const Entry* s) const { return s[ways_ - 1]; }
 
-  // Host hint: starts loading set s, whose bytes may straddle two host lines.
-  void prefetch_set(const Entry* s) const {
-    __builtin_prefetch(s);
-    __builtin_prefetch(s + ways_ - 1);
-  }
+  // Host hint: starts loading set s.
+  void prefetch_set(const Entry* s) const { prefetch_span(s, ways_ * sizeof(Entry)); }
 
   // Makes way w the most recently used.
   void touch(Entry* s, int w) {

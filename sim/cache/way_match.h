@@ -1,10 +1,10 @@
-// match_ways: which ways of a set hold a key, compared four at a time; shift_up_one: the LRU
-// move, sixteen bytes at a time. Internal.
+// match_ways: which ways of a set hold a key, sixteen per step; shift_up_one: the LRU move,
+// sixteen bytes at a time. Internal.
 //
 // A set lookup used to compare way by way, with a branch per way whose outcome depends on the
 // data: on a miss path that looks at a dozen sets, that was most of the model's instructions
 // and a branch misprediction per set. With 4-byte tags, SSE2 (x86-64's baseline) compares
-// four ways per instruction and the answer is a bit mask.
+// four ways per instruction, and the answer is a bit mask.
 #pragma once
 
 #include <bit>
