@@ -347,8 +347,27 @@ void VirtualEngine::sync(VirtualCpu& t) {
 }
 
 void VirtualEngine::yield(VirtualCpu& t) {
+  if (switch_to_earliest(t)) return;
   make_ready(t);
   block(t);
+}
+
+// What run()'s loop would do after make_ready(t) and block(t), in one heap operation and one
+// fiber switch: the task resumed learns the scheduler's continuation from t (t holds it while
+// it runs) and t's own continuation is kept for whoever resumes t next.
+bool VirtualEngine::switch_to_earliest(VirtualCpu& t) {
+  if (ready_.empty()) return false;
+  const Key mine{t.clock_, t.task_};
+  const Key& next = ready_.top();
+  if (mine < next || next_tick_ <= next.first) return false;
+  VirtualCpu& n = *tasks_[ready_.replace_top(mine).second];
+  current_ = n.task_;
+  ctx::fiber scheduler = std::move(t.caller_);
+  t.caller_ = std::move(n.self_).resume_with([&t, &scheduler](ctx::fiber&& from) {
+    t.self_ = std::move(from);
+    return std::move(scheduler);
+  });
+  return true;
 }
 
 void VirtualEngine::block(VirtualCpu& t) { t.caller_ = std::move(t.caller_).resume(); }
@@ -546,16 +565,17 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
       tick();
       continue;
     }
-    const unsigned id = ready_.top().second;
+    current_ = ready_.top().second;
     ready_.pop();
-    VirtualCpu& c = *tasks_[id];
-    c.self_ = std::move(c.self_).resume();
+    // The task that comes back may not be the one resumed (switch_to_earliest).
+    ctx::fiber back = std::move(tasks_[current_]->self_).resume();
+    tasks_[current_]->self_ = std::move(back);
   }
   // Unwind whatever is still suspended (after an error or a deadlock).
   std::vector<unsigned> stuck;
   for (unsigned i = 0; i < nr_tasks; ++i)
     if (!tasks_[i]->done_) stuck.push_back(i);
-  while (!ready_.empty()) ready_.pop();
+  ready_.clear();
   for (unsigned i : stuck) tasks_[i]->self_ = ctx::fiber();
   for (LockState& s : locks_) s.waiters.clear(), s.held = false;
   for (Runqueues::Cpu& c : rq_.cpus) c.curr = -1, c.queued.clear();

@@ -33,7 +33,6 @@
 #include <exception>
 #include <functional>
 #include <memory>
-#include <queue>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -42,6 +41,7 @@
 #include "pagesim/exec/access_counters.h"
 #include "pagesim/exec/exec.h"
 #include "pagesim/exec/lock_stat.h"
+#include "pagesim/exec/ready_queue.h"
 #include "pagesim/exec/sched.h"
 #include "pagesim/mm/machine.h"
 #include "pagesim/vt/machine_model.h"
@@ -225,12 +225,15 @@ class VirtualEngine {
   struct ClearInterval {
     ps_t start, end;
   };
-  using Key = std::pair<ps_t, unsigned>;  // (clock, task id)
+  using Key = ReadyQueue::Key;  // (clock, task id)
 
   void make_ready(VirtualCpu& t) { ready_.push({t.clock_, t.task_}); }
   void sync(VirtualCpu& t);
   void block(VirtualCpu& t);  // switch to the scheduler without being runnable
   void yield(VirtualCpu& t);  // runnable again at its clock
+  // yield() without the scheduler fiber: t goes back in the queue and the earliest task is
+  // resumed straight from t's stack. Only when the scheduler would do just that (no tick due).
+  bool switch_to_earliest(VirtualCpu& t);
   enum class BarrierKind { plain, rendezvous, start };
   void barrier(VirtualCpu& t, BarrierKind kind);
   void release_barrier();
@@ -258,7 +261,8 @@ class VirtualEngine {
   cache::CacheModel cache_;
   std::vector<unsigned> model_cpu_;
   std::vector<std::unique_ptr<VirtualCpu>> tasks_;
-  std::priority_queue<Key, std::vector<Key>, std::greater<>> ready_;
+  ReadyQueue ready_;
+  unsigned current_ = 0;  // the running task: whose continuation a switch back to run() returns
   std::vector<LockState> locks_;
   std::vector<unsigned> barrier_waiting_;
   BarrierKind barrier_kind_ = BarrierKind::plain;
