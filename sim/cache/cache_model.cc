@@ -104,11 +104,11 @@ void CacheModel::Impl::fill_l1(unsigned core, Ln ln, LineState st, TagEntry* s1)
   }
 }
 
-void CacheModel::Impl::fill_private(unsigned core, Ln ln, LineState st, TagEntry* s1, TagEntry* s2) {
-  sf_add(core, ln);
-  const TagEntry victim = l2.insert(s2, TagEntry(ln.id, st));
+void CacheModel::Impl::fill_private(unsigned core, Ln ln, const Fetched& filled, TagEntry* s1, TagEntry* s2) {
+  sf_add(core, ln, filled.sf_set, filled.sf_way);
+  const TagEntry victim = l2.insert(s2, TagEntry(ln.id, filled.st));
   if (victim.valid()) evict_l2_victim(core, victim);
-  fill_l1(core, ln, st, s1);
+  fill_l1(core, ln, filled.st, s1);
 }
 
 void CacheModel::Impl::evict_l2_victim(unsigned core, TagEntry victim) {
@@ -130,8 +130,8 @@ void CacheModel::Impl::evict_l2_victim(unsigned core, TagEntry victim) {
 void CacheModel::Impl::find_holders(unsigned socket, Ln ln, Holders& h) {
   h.sharers = 0;
   h.owner_state = LineState::I;
-  const SfArray::Set fs = sf.set(socket, ln.line);
-  if (int w = sf.find(fs, ln.id); w >= 0) {
+  const SfArray::Set fs = h.sf_set = sf.set(socket, ln.line);
+  if (const int w = h.sf_way = sf.find(fs, ln.id); w >= 0) {
     h.sharers = SfArray::sharers(fs, w);
     if (std::has_single_bit(h.sharers))
       h.owner_state = core_state(core_at(socket, std::countr_zero(h.sharers)), ln);
@@ -153,16 +153,15 @@ void CacheModel::Impl::llc_insert(unsigned socket, Ln ln, bool dirty) {
   if (victim.state() == LineState::M) ++stats.events.llc_writebacks;
 }
 
-void CacheModel::Impl::sf_add(unsigned core, Ln ln) {
-  const unsigned socket = socket_of(core);
-  const SfArray::Set s = sf.set(socket, ln.line);
-  if (int w = sf.find(s, ln.id); w >= 0) {
+void CacheModel::Impl::sf_add(unsigned core, Ln ln, const SfArray::Set& s, int w) {
+  assert(w == sf.find(s, ln.id));
+  if (w >= 0) {
     SfArray::sharers(s, w) |= bit(core);
     sf.touch(s, w);
     return;
   }
   const SfArray::Entry victim = sf.insert(s, ln.id, bit(core));
-  if (victim.valid()) back_invalidate(socket, victim);
+  if (victim.valid()) back_invalidate(socket_of(core), victim);
 }
 
 void CacheModel::Impl::sf_remove(unsigned core, Ln ln) {
@@ -218,9 +217,8 @@ Outcome CacheModel::Impl::miss_l1(unsigned core, unsigned socket, Ln ln, uint16_
     fill_l1(core, ln, st, s1);
     return o;
   }
-  LineState st;
-  const Outcome o = fetch(core, socket, ln, home, write, attr, &st);
-  fill_private(core, ln, st, s1, s2);
+  Outcome o;
+  fill_private(core, ln, fetch(core, socket, ln, home, write, attr, &o), s1, s2);
   return o;
 }
 
@@ -231,8 +229,8 @@ Outcome CacheModel::Impl::upgrade(unsigned core, Ln ln, const Attribution& attr)
   return k.remote ? Outcome::llc_remote : Outcome::llc_local;
 }
 
-Outcome CacheModel::Impl::fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
-                                const Attribution& attr, LineState* filled) {
+CacheModel::Impl::Fetched CacheModel::Impl::fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
+                                                  const Attribution& attr, Outcome* out) {
   // Look at every socket, own first; the first one with a copy serves the line. If some
   // copy is Modified it is the only one (I1, I2), so "first" never hides a HITM.
   Holders h[kMaxSockets];
@@ -245,7 +243,7 @@ Outcome CacheModel::Impl::fetch(unsigned core, unsigned socket, Ln ln, uint16_t 
     if (s != socket) elsewhere = true;
   }
 
-  Outcome o;
+  Outcome& o = *out;
   if (src == kMaxSockets)
     o = home == socket ? Outcome::dram_local : Outcome::dram_remote;
   else if (src == socket)
@@ -253,21 +251,18 @@ Outcome CacheModel::Impl::fetch(unsigned core, unsigned socket, Ln ln, uint16_t 
   else
     o = h[src].modified() ? Outcome::hitm_remote : Outcome::llc_remote;
 
+  const Holders& own = h[socket];
   if (write) {
-    count_killed(ln.line, attr, invalidate_others(core, ln));
-    *filled = LineState::M;
-    return o;
+    count_killed(ln.line, attr, invalidate_found(core, ln, h));
+    return {LineState::M, own.sf_set, -1};  // the socket's entry went with its sharers
   }
-  if (src == kMaxSockets) {
-    *filled = LineState::E;
-    return o;
-  }
+  if (src == kMaxSockets) return {LineState::E, own.sf_set, own.sf_way};
   Holders& from = h[src];
   if (src == socket && from.sharers == 0 && !elsewhere) {
     // The socket's LLC holds the only copy: the core takes it over, dirty or not.
-    *filled = from.llc() == LineState::M ? LineState::M : LineState::E;
+    const LineState st = from.llc() == LineState::M ? LineState::M : LineState::E;
     llc.erase(from.llc_set, from.llc_way);
-    return o;
+    return {st, own.sf_set, own.sf_way};
   }
   // Shared from now on: demote an exclusive owner, or clean a dirty LLC copy.
   if (from.owner_state == LineState::E || from.owner_state == LineState::M) {
@@ -278,32 +273,45 @@ Outcome CacheModel::Impl::fetch(unsigned core, unsigned socket, Ln ln, uint16_t 
     from.llc_set[from.llc_way].set_state(LineState::S);
     llc.touch(from.llc_set, from.llc_way);
   }
-  *filled = LineState::S;
-  return o;
+  return {LineState::S, own.sf_set, own.sf_way};
 }
 
 CacheModel::Impl::Killed CacheModel::Impl::invalidate_others(unsigned keep, Ln ln) {
   Killed k;
   for (unsigned s = 0; s < g.sockets; ++s) {
-    const bool own = keep != kNoCore && socket_of(keep) == s;
     const SfArray::Set fs = sf.set(s, ln.line);
-    if (int w = sf.find(fs, ln.id); w >= 0) {
-      uint64_t& sharers = SfArray::sharers(fs, w);
-      const uint64_t victims = sharers & ~(own ? bit(keep) : 0);
-      for (uint64_t m = victims; m; m &= m - 1) drop_core(core_at(s, std::countr_zero(m)), ln);
-      k.cores += std::popcount(victims);
-      k.remote |= victims && !own;
-      sharers &= ~victims;
-      if (!sharers) sf.erase(fs, w);
-    }
     TagEntry* ls = llc.set(s, ln.line);
-    if (int w = llc.find(ls, ln.id); w >= 0) {
-      llc.erase(ls, w);
-      ++k.llcs;
-      k.remote |= !own;
-    }
+    invalidate_in_socket(keep, s, ln, fs, sf.find(fs, ln.id), ls, llc.find(ls, ln.id), k);
   }
   return k;
+}
+
+CacheModel::Impl::Killed CacheModel::Impl::invalidate_found(unsigned keep, Ln ln, const Holders* h) {
+  Killed k;
+  for (unsigned s = 0; s < g.sockets; ++s)
+    if (h[s].any()) invalidate_in_socket(keep, s, ln, h[s].sf_set, h[s].sf_way, h[s].llc_set, h[s].llc_way, k);
+  return k;
+}
+
+// Dropping private copies changes L1s and L2s only, so the ways found for the socket's filter
+// and LLC stay where they are until each is erased.
+void CacheModel::Impl::invalidate_in_socket(unsigned keep, unsigned s, Ln ln, const SfArray::Set& fs, int sw,
+                                            TagEntry* ls, int lw, Killed& k) {
+  const bool own = keep != kNoCore && socket_of(keep) == s;
+  if (sw >= 0) {
+    uint64_t& sharers = SfArray::sharers(fs, sw);
+    const uint64_t victims = sharers & ~(own ? bit(keep) : 0);
+    for (uint64_t m = victims; m; m &= m - 1) drop_core(core_at(s, std::countr_zero(m)), ln);
+    k.cores += std::popcount(victims);
+    k.remote |= victims && !own;
+    sharers &= ~victims;
+    if (!sharers) sf.erase(fs, sw);
+  }
+  if (lw >= 0) {
+    llc.erase(ls, lw);
+    ++k.llcs;
+    k.remote |= !own;
+  }
 }
 
 void CacheModel::Impl::count_killed(uint64_t line, const Attribution& attr, const Killed& k) {

@@ -26,11 +26,24 @@ struct CacheModel::Impl {
     LineState owner_state;           // the sole sharer's state (I if not exactly one)
     internal::TagEntry* llc_set;
     int llc_way;                     // the socket's LLC copy, -1 if none
+    SfArray::Set sf_set;
+    int sf_way;                      // the socket's snoop-filter entry, -1 if none
 
     LineState llc() const { return llc_way < 0 ? LineState::I : llc_set[llc_way].state(); }
     bool any() const { return sharers != 0 || llc_way >= 0; }
     // By the invariants, a Modified copy is the only copy in the machine.
     bool modified() const { return owner_state == LineState::M || llc() == LineState::M; }
+  };
+
+  // What a fetch leaves for the fill: the state the core gets, and where the line is (or is
+  // not) in the core's socket's snoop filter, as fetch's own lookup found it. Nothing between
+  // that lookup and the fill moves the filter's ways: the copies fetch demotes or takes are
+  // in caches and LLCs, and a write's invalidation erases the socket's entry (the requester
+  // holds no copy, so every sharer goes).
+  struct Fetched {
+    LineState st;
+    SfArray::Set sf_set;
+    int sf_way;
   };
 
   explicit Impl(const CacheGeometry& geometry);
@@ -49,13 +62,15 @@ struct CacheModel::Impl {
   void share_core(unsigned core, Ln ln);      // demotes both copies to S
   // s1 and s2 are the line's sets in the core's L1 and L2 (sets never move; their ways do).
   void fill_l1(unsigned core, Ln ln, LineState st, internal::TagEntry* s1);
-  void fill_private(unsigned core, Ln ln, LineState st, internal::TagEntry* s1, internal::TagEntry* s2);
+  // `filled`: the line's state and its own socket's snoop-filter set and way (fetch's).
+  void fill_private(unsigned core, Ln ln, const Fetched& filled, internal::TagEntry* s1, internal::TagEntry* s2);
   void evict_l2_victim(unsigned core, internal::TagEntry victim);
 
   // --- socket-level structures ---
   void find_holders(unsigned socket, Ln ln, Holders& h);  // filled in place: no copy back
   void llc_insert(unsigned socket, Ln ln, bool dirty);
-  void sf_add(unsigned core, Ln ln);
+  // `s` is the line's set in the core's socket and `w` its way there, -1 if none.
+  void sf_add(unsigned core, Ln ln, const SfArray::Set& s, int w);
   void sf_remove(unsigned core, Ln ln);
   void back_invalidate(unsigned socket, const SfArray::Entry& victim);
 
@@ -63,8 +78,8 @@ struct CacheModel::Impl {
   // Out of line, so that the L1-hit path in access() keeps a small frame.
   [[gnu::noinline]] Outcome miss_l1(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
                                     const Attribution& attr, internal::TagEntry* s1);
-  Outcome fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr,
-                LineState* filled);
+  Fetched fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr,
+                Outcome* o);
   Outcome upgrade(unsigned core, Ln ln, const Attribution& attr);
 
   struct Killed {
@@ -74,6 +89,11 @@ struct CacheModel::Impl {
   };
   // Invalidates every copy but core `keep`'s (kNoCore: every copy). Counts nothing.
   Killed invalidate_others(unsigned keep, Ln ln);
+  // The same for copies already looked up, h[s] for every socket s (fetch's).
+  Killed invalidate_found(unsigned keep, Ln ln, const Holders* h);
+  // One socket's part of both: the filter's entry (way sw of fs) and the LLC copy (way lw of ls).
+  void invalidate_in_socket(unsigned keep, unsigned s, Ln ln, const SfArray::Set& fs, int sw,
+                            internal::TagEntry* ls, int lw, Killed& k);
   static constexpr unsigned kNoCore = ~0u;
   // Counts the invalidations a write charged to `attr` caused.
   void count_killed(uint64_t line, const Attribution& attr, const Killed& k);
