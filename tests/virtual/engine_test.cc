@@ -186,6 +186,36 @@ TEST(VirtualSched, BarrierContinuesEveryTaskAtTheLatestArrival) {
   EXPECT_EQ(after, (std::vector<ps_t>(4, 400000)));
 }
 
+// Whichever way a task is resumed (by the scheduler, or straight from a yielding task's stack
+// by a causality yield), it runs only while its (clock, id) is the smallest: the points at
+// which tasks pass their sync() form one increasing sequence. Locks mix in blocking, which
+// goes through the scheduler.
+TEST(VirtualCausality, TasksRunInClockOrderThroughDirectSwitchesAndLockWaits) {
+  auto m = test::machine(2, 4, 64ull << 20);
+  VirtualEngine eng(*m, test_model());
+  spinlock_t l;
+  init_lock(l);
+  std::vector<std::pair<ps_t, unsigned>> seen;
+  eng.run(8, [&](VirtualCpu& ex) {
+    for (unsigned step = 0; step < 50; ++step) {
+      ex.work(37 + 11 * ex.task() + step % 5, Site::unknown);
+      ex.sync();
+      seen.emplace_back(ex.clock(), ex.task());
+      if (step % 7 == ex.task() % 7) {
+        ex.lock(l, Site::rmqueue_bulk);
+        ex.work(60, Site::rmqueue_bulk);
+        ex.unlock(l, Site::rmqueue_bulk);
+      }
+    }
+  });
+  ASSERT_EQ(seen.size(), 8u * 50);
+  for (size_t i = 1; i < seen.size(); ++i) ASSERT_LT(seen[i - 1], seen[i]) << "at " << i;
+  EXPECT_GT(eng.causality_yields(), 0u);
+  uint64_t contentions = 0;
+  for (unsigned t = 0; t < 8; ++t) contentions += eng.task(t).lock_stats()[l.id].contentions;
+  EXPECT_GT(contentions, 0u);
+}
+
 TEST(VirtualSched, ALockNeverReleasedIsADeadlock) {
   auto m = test::machine(1, 2, 64ull << 20);
   VirtualEngine eng(*m, test_model());
