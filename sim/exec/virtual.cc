@@ -332,7 +332,7 @@ ps_t VirtualEngine::now() const {
   return t;
 }
 
-void VirtualEngine::sync(VirtualCpu& t) {
+void VirtualEngine::sync_slow(VirtualCpu& t) {
   if (next_tick_ <= t.clock_) return yield(t);  // a balance tick comes first
   if (ready_.empty()) return;
   const Key& next = ready_.top();

@@ -228,7 +228,13 @@ class VirtualEngine {
   using Key = ReadyQueue::Key;  // (clock, task id)
 
   void make_ready(VirtualCpu& t) { ready_.push({t.clock_, t.task_}); }
-  void sync(VirtualCpu& t);
+  // The causality check: returns at once while t is still the earliest task (inline: it runs
+  // before every access), else sync_slow decides between a slack access and a yield.
+  void sync(VirtualCpu& t) {
+    if (t.clock_ < next_tick_ && (ready_.empty() || !(ready_.top() < Key{t.clock_, t.task_}))) return;
+    sync_slow(t);
+  }
+  void sync_slow(VirtualCpu& t);
   void block(VirtualCpu& t);  // switch to the scheduler without being runnable
   void yield(VirtualCpu& t);  // runnable again at its clock
   // yield() without the scheduler fiber: t goes back in the queue and the earliest task is
