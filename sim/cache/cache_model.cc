@@ -332,78 +332,54 @@ CacheModel& CacheModel::operator=(CacheModel&&) noexcept = default;
 
 const CacheGeometry& CacheModel::geometry() const { return impl_->g; }
 
-CacheModel::Walk CacheModel::walk(unsigned cpu, uint16_t home_node, AccessKind kind, const Attribution& attr) {
-  Impl& m = *impl_;
-  if (cpu >= m.cpu_core.size() || home_node >= m.g.sockets)
-    throw ModelError("cache access out of range: cpu " + std::to_string(cpu) + ", node " + std::to_string(home_node));
-  Walk w;
-  w.m_ = &m;
-  w.core_ = m.cpu_core[cpu];
-  w.socket_ = m.cpu_socket[cpu];
-  w.home_ = home_node;
-  w.kind_ = kind;
-  w.attr_ = attr;
-  w.cell_ = CacheStats::cell_of(attr, home_node == w.socket_ ? Home::local : Home::remote);
-  return w;
-}
-
 Outcome CacheModel::access(unsigned cpu, uint64_t line, uint16_t home_node, AccessKind kind,
                            const Attribution& attr) {
-  return walk(cpu, home_node, kind, attr).access(line);
-}
-
-Outcome CacheModel::Walk::access(uint64_t line, AccessKind kind) const {
-  Impl& m = *m_;
-  if (line >> 62) throw ModelError("cache access out of range: line " + std::to_string(line));
+  Impl& m = *impl_;
+  if (cpu >= m.cpu_core.size() || home_node >= m.g.sockets || (line >> 62))
+    throw ModelError("cache access out of range: cpu " + std::to_string(cpu) + ", node " +
+                     std::to_string(home_node) + ", line " + std::to_string(line));
+  const unsigned socket = m.cpu_socket[cpu];
   const bool write = kind == AccessKind::store || kind == AccessKind::rmw;
-  Outcome o = m.access(core_, socket_, {line, m.ids.id(line)}, home_, write, attr_);
+  Outcome o = m.access(m.cpu_core[cpu], socket, {line, m.ids.id(line)}, home_node, write, attr);
   if (kind == AccessKind::prefetch) {
     ++m.stats.events.prefetch_served[static_cast<unsigned>(o)];
     o = Outcome::prefetch;
   } else if (is_hitm(o)) {
-    m.stats.record_hitm(line, attr_.line_kind, o);
+    m.stats.record_hitm(line, attr.line_kind, o);
   }
-  m.stats.record(o, cell_);
+  m.stats.record(o, attr, home_node == socket ? Home::local : Home::remote);
   return o;
 }
 
 void CacheModel::prefetch_sets(unsigned cpu, uint64_t line) const {
-  if (cpu < impl_->cpu_core.size()) impl_->prefetch_sets(impl_->cpu_core[cpu], line);
+  const Impl& m = *impl_;
+  if (cpu >= m.cpu_core.size()) return;
+  const unsigned core = m.cpu_core[cpu];
+  m.l1.prefetch_set(m.l1.set(core, line));
+  m.l2.prefetch_set(m.l2.set(core, line));
+  if (m.socket_sets.data()) {
+    // One index computation: every socket's sets are in one block (Impl::socket_sets). A
+    // lookup reads the LLC set and the snoop filter's keys, the first host line of its set.
+    const char* block = reinterpret_cast<const char*>(m.llc.set(0, line));
+    for (unsigned s = 0; s < m.g.sockets; ++s) internal::prefetch_span(block + s * m.socket_stride, m.sf_offset + kLineBytes);
+    return;
+  }
+  for (unsigned s = 0; s < m.g.sockets; ++s) {
+    __builtin_prefetch(m.sf.set(s, line).keys);
+    __builtin_prefetch(m.llc.set(s, line));
+  }
 }
 
 void CacheModel::prefetch_victim(unsigned cpu, uint64_t line) const {
-  if (cpu < impl_->cpu_core.size()) impl_->prefetch_victim(impl_->cpu_core[cpu], impl_->cpu_socket[cpu], line);
-}
-
-void CacheModel::Walk::prefetch_sets(uint64_t line) const { m_->prefetch_sets(core_, line); }
-
-void CacheModel::Walk::prefetch_victim(uint64_t line) const { m_->prefetch_victim(core_, socket_, line); }
-
-void CacheModel::Impl::prefetch_sets(unsigned core, uint64_t line) const {
-  l1.prefetch_set(l1.set(core, line));
-  l2.prefetch_set(l2.set(core, line));
-  if (socket_sets.data()) {
-    // One index computation: every socket's sets are in one block (Impl::socket_sets). A
-    // lookup reads the LLC set and the snoop filter's keys, the first host line of its set.
-    const char* block = reinterpret_cast<const char*>(llc.set(0, line));
-    for (unsigned s = 0; s < g.sockets; ++s) internal::prefetch_span(block + s * socket_stride, sf_offset + kLineBytes);
-    return;
-  }
-  for (unsigned s = 0; s < g.sockets; ++s) {
-    __builtin_prefetch(sf.set(s, line).keys);
-    __builtin_prefetch(llc.set(s, line));
-  }
-}
-
-void CacheModel::Impl::prefetch_victim(unsigned core, unsigned socket, uint64_t line) const {
-  if (!socket_sets.data()) return;
+  const Impl& m = *impl_;
+  if (cpu >= m.cpu_core.size() || !m.socket_sets.data()) return;
   // The way an L2 fill would give up (LruArray::insert); it goes to this socket's snoop
   // filter (sf_remove) and LLC (llc_insert), whose sets share one block.
-  const TagEntry victim = l2.victim_of(l2.set(core, line));
+  const TagEntry victim = m.l2.victim_of(m.l2.set(m.cpu_core[cpu], line));
   if (!victim.valid()) return;
   // The whole socket chunk: the LLC set, the keys, and the masks after them (the victim's
   // slot is not known here).
-  internal::prefetch_span(llc.set(socket, ids.line(victim.id())), socket_stride);
+  internal::prefetch_span(m.llc.set(m.cpu_socket[cpu], m.ids.line(victim.id())), m.socket_stride);
 }
 
 void CacheModel::flush_all() {

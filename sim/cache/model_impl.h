@@ -56,10 +56,6 @@ struct CacheModel::Impl {
   uint64_t bit(unsigned core) const { return uint64_t{1} << (core % g.cores_per_socket); }
   unsigned core_at(unsigned socket, unsigned i) const { return socket * g.cores_per_socket + i; }
 
-  // Host hints (CacheModel::prefetch_sets, prefetch_victim) for a core of the given socket.
-  void prefetch_sets(unsigned core, uint64_t line) const;
-  void prefetch_victim(unsigned core, unsigned socket, uint64_t line) const;
-
   // --- per-core private hierarchy (L1 is authoritative for a line it holds) ---
   LineState core_state(unsigned core, Ln ln) const;
   LineState drop_core(unsigned core, Ln ln);  // removes both copies; returns the state

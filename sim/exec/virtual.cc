@@ -47,8 +47,12 @@ LockContext VirtualCpu::context() const {
 void VirtualCpu::sync() { eng_->sync(*this); }
 
 cache::Outcome VirtualCpu::model_access(uint64_t line, uint16_t home, AccessKind kind, Site site, LineKind lk) {
+  return model_access(line, home, kind, cache::Attribution{site, context(), lk});
+}
+
+cache::Outcome VirtualCpu::model_access(uint64_t line, uint16_t home, AccessKind kind, const cache::Attribution& attr) {
   model_accesses_++;
-  return eng_->cache_.access(model_cpu_, line, home, kind, cache::Attribution{site, context(), lk});
+  return eng_->cache_.access(model_cpu_, line, home, kind, attr);
 }
 
 void VirtualCpu::access(const Line& line, AccessKind kind, Site site) {
@@ -65,10 +69,8 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
   if (n == 1) return access(first, kind, site);
   const auto& overlapped = eng_->overlapped_ps_;
   const auto& streamed_ps = eng_->streamed_ps_;
-  // The lock and IRQ context cannot change inside the walk (a yield leaves it as it is), nor
-  // can the vCPU (causality yields do not migrate).
+  // The lock and IRQ context cannot change inside the walk (a yield leaves it as it is).
   const cache::Attribution attr{site, context(), first.kind};
-  const cache::CacheModel::Walk walk = eng_->cache_.walk(model_cpu_, first.node, kind, attr);
   access_.add(first, kind, site, attr.ctx, n);
   const bool sequential = stride == cache::kLineBytes;
   uint64_t page = ~uint64_t{0};
@@ -81,12 +83,12 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
   constexpr uint32_t kAhead = 8, kVictimAhead = 4;
   uint32_t since_fill = 0;
   for (uint32_t i = 0; i < n; ++i, ++since_fill) {
-    if (i + kAhead < n) walk.prefetch_sets((first.addr + uint64_t{i + kAhead} * stride) >> 6);
-    if (i + kVictimAhead < n && since_fill <= 2) walk.prefetch_victim((first.addr + uint64_t{i + kVictimAhead} * stride) >> 6);
+    if (i + kAhead < n) eng_->cache_.prefetch_sets(model_cpu_, (first.addr + uint64_t{i + kAhead} * stride) >> 6);
+    if (i + kVictimAhead < n && since_fill <= 2)
+      eng_->cache_.prefetch_victim(model_cpu_, (first.addr + uint64_t{i + kVictimAhead} * stride) >> 6);
     sync();
     const uint64_t line = (first.addr + uint64_t{i} * stride) >> 6;
-    model_accesses_++;
-    const cache::Outcome o = walk.access(line);
+    const cache::Outcome o = model_access(line, first.node, kind, attr);
     if (o != cache::Outcome::l1 && o != cache::Outcome::l2) since_fill = 0;
     const auto oi = static_cast<unsigned>(o);
     ps_t lat = overlapped[oi];  // latency / mlp
@@ -96,10 +98,7 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
         if (misses_in_page >= 2) lat = streamed_ps[oi];  // the L2 streamer: latency / stream_mlp
         misses_in_page++;
         // Adjacent-line prefetch: the miss brings the other half of its 128-byte pair.
-        if (!(line & 1)) {
-          model_accesses_++;
-          walk.prefetch(line | 1);
-        }
+        if (!(line & 1)) model_access(line | 1, first.node, AccessKind::prefetch, attr);
       }
     }
     clock_ += lat;

@@ -537,31 +537,5 @@ TEST(CacheModel, PrefetchHintsChangeNothing) {
   EXPECT_EQ(hinted.check_invariants(), "");
 }
 
-TEST(CacheModel, AWalkIsTheSameAsItsAccessesOneByOne) {
-  // Random walks with random attributions and homes, all four kinds, and an adjacent-line
-  // prefetch after each odd line: one model through walk(), the other through access().
-  CacheModel walked(CacheGeometry::icelake_8358()), single(CacheGeometry::icelake_8358());
-  Rng rng{9};
-  for (int w = 0; w < 600; ++w) {
-    const auto cpu = static_cast<unsigned>(rng.below(128));
-    const auto home = static_cast<uint16_t>(rng.below(2));
-    const auto kind = static_cast<AK>(rng.below(4));
-    const Attribution attr{static_cast<Site>(rng.below(kNumSites)), static_cast<LockContext>(rng.below(kNumLockContexts)),
-                           static_cast<LineKind>(rng.below(kNumLineKinds))};
-    const CacheModel::Walk walk = walked.walk(cpu, home, kind, attr);
-    const uint64_t first = rng.below(1u << 12) * 16;  // walks overlap: shared lines and HITMs
-    for (uint64_t i = 0; i < 32; ++i) {
-      ASSERT_EQ(walk.access(first + i), single.access(cpu, first + i, home, kind, attr)) << w << " " << i;
-      if (i & 1) ASSERT_EQ(walk.prefetch(first + i + 1), single.access(cpu, first + i + 1, home, AK::prefetch, attr));
-    }
-  }
-  EXPECT_TRUE(walked.stats() == single.stats());
-  EXPECT_GT(single.stats().sum({.outcome = O::hitm_remote}), 0u);
-  EXPECT_EQ(walked.check_invariants(), "");
-  EXPECT_THROW(walked.walk(128, 0, AK::load), ModelError);
-  EXPECT_THROW(walked.walk(0, 2, AK::load), ModelError);
-  EXPECT_THROW(walked.walk(0, 0, AK::load).access(uint64_t{1} << 62), ModelError);
-}
-
 }  // namespace
 }  // namespace pagesim::cache

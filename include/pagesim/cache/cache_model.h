@@ -40,8 +40,6 @@ namespace pagesim::cache {
 enum class LineState : uint8_t { I, S, E, M };
 
 class CacheModel {
-  struct Impl;
-
  public:
   // Throws InputError if g.validate() reports a problem.
   explicit CacheModel(const CacheGeometry& g);
@@ -73,35 +71,6 @@ class CacheModel {
   Outcome access(unsigned cpu, uint64_t line, uint16_t home_node, AccessKind kind,
                  const Attribution& attr = {});
 
-  // The fixed part of many accesses by one CPU with one home node, kind and attribution (a
-  // walk): checked and looked up once, so that each of its accesses costs only the model's own
-  // work. Valid while the model lives; the model may be used in other ways between its calls.
-  class Walk {
-   public:
-    // access(cpu, line, home_node, kind, attr) with the walk's arguments. Throws ModelError
-    // if line >= 2^62 or is in a 16th region, as access() does.
-    Outcome access(uint64_t line) const { return access(line, kind_); }
-    // The same line access as an AccessKind::prefetch (an adjacent-line prefetch of the walk).
-    Outcome prefetch(uint64_t line) const { return access(line, AccessKind::prefetch); }
-    // prefetch_sets and prefetch_victim for the walk's CPU.
-    void prefetch_sets(uint64_t line) const;
-    void prefetch_victim(uint64_t line) const;
-
-   private:
-    friend class CacheModel;
-    Walk() = default;
-    Outcome access(uint64_t line, AccessKind kind) const;
-
-    Impl* m_ = nullptr;
-    unsigned core_ = 0, socket_ = 0;
-    uint16_t home_ = 0;
-    AccessKind kind_ = AccessKind::load;
-    Attribution attr_;
-    size_t cell_ = 0;  // CacheStats::cell_of(attr_, the home)
-  };
-  // Throws ModelError if cpu >= geometry().cpus() or home_node >= sockets.
-  Walk walk(unsigned cpu, uint16_t home_node, AccessKind kind, const Attribution& attr = {});
-
   // Replays per-CPU logs (logs[c] is CPU c's accesses in program order) through access(),
   // merged by (tsc, cpu): the earliest tsc first, ties to the lower CPU. A log whose tsc goes
   // backwards keeps its own order (program order wins). Deterministic given the logs.
@@ -132,6 +101,7 @@ class CacheModel {
   std::string check_invariants() const;
 
  private:
+  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

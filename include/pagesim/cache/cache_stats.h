@@ -84,10 +84,6 @@ class CacheStats {
 
   // Counts one access that ended in `o`.
   void record(Outcome o, const Attribution& a, Home h) { ++cells_[index(o, a.line_kind, a.site, a.ctx, h)]; }
-  // The same in two steps, for many accesses under one attribution and home: the part of the
-  // cell's index that does not depend on the outcome, then the count.
-  static size_t cell_of(const Attribution& a, Home h) { return index(Outcome{}, a.line_kind, a.site, a.ctx, h); }
-  void record(Outcome o, size_t cell) { ++cells_[static_cast<size_t>(o) * kOutcomeStride + cell]; }
   // `n` private copies of `line` invalidated by a write charged to `a`.
   void record_invalidations(uint64_t line, const Attribution& a, uint64_t n);
   // A HITM (o is hitm_local or hitm_remote) on `line`.
@@ -116,7 +112,6 @@ class CacheStats {
   friend bool operator==(const CacheStats&, const CacheStats&);
 
  private:
-  static constexpr size_t kOutcomeStride = size_t{kNumLineKinds} * kNumSites * kNumLockContexts * kNumHomes;
   static size_t index(Outcome o, LineKind k, Site s, LockContext c, Home h) {
     return (((static_cast<size_t>(o) * kNumLineKinds + static_cast<size_t>(k)) * kNumSites +
              static_cast<size_t>(s)) * kNumLockContexts + static_cast<size_t>(c)) * kNumHomes +
