@@ -42,7 +42,10 @@ class SetIndex {
 
 // Host hint: starts loading every host line of [p, p + bytes). A set need not start on a host
 // line, so it may straddle two or more.
-inline void prefetch_span(const void* p, size_t bytes) {
+// Always inlined, as must be every function whose only work is such hints: GCC can find a
+// function of loads and prefetches const and delete a call to it whose result is unused,
+// prefetches and all (it did to prefetch_victim's hint in a refactoring, silently).
+[[gnu::always_inline]] inline void prefetch_span(const void* p, size_t bytes) {
   const char* c = static_cast<const char*>(p);
   __builtin_prefetch(c);
   __builtin_prefetch(c + bytes - 1);
@@ -131,7 +134,7 @@ class LruArray {
   Entry victim_of(const Entry* s) const { return s[ways_ - 1]; }
 
   // Host hint: starts loading set s.
-  void prefetch_set(const Entry* s) const { prefetch_span(s, ways_ * sizeof(Entry)); }
+  [[gnu::always_inline]] void prefetch_set(const Entry* s) const { prefetch_span(s, ways_ * sizeof(Entry)); }
 
   // Makes way w the most recently used.
   void touch(Entry* s, int w) {
