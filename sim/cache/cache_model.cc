@@ -217,9 +217,9 @@ Outcome CacheModel::Impl::miss_l1(unsigned core, unsigned socket, Ln ln, uint16_
     fill_l1(core, ln, st, s1);
     return o;
   }
-  Outcome o;
-  fill_private(core, ln, fetch(core, socket, ln, home, write, attr, &o), s1, s2);
-  return o;
+  const Fetched f = fetch(core, socket, ln, home, write, attr);
+  fill_private(core, ln, f, s1, s2);
+  return f.o;
 }
 
 Outcome CacheModel::Impl::upgrade(unsigned core, Ln ln, const Attribution& attr) {
@@ -230,7 +230,7 @@ Outcome CacheModel::Impl::upgrade(unsigned core, Ln ln, const Attribution& attr)
 }
 
 CacheModel::Impl::Fetched CacheModel::Impl::fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
-                                                  const Attribution& attr, Outcome* out) {
+                                                  const Attribution& attr) {
   // Look at every socket, own first; the first one with a copy serves the line. If some
   // copy is Modified it is the only one (I1, I2), so "first" never hides a HITM.
   Holders h[kMaxSockets];
@@ -243,7 +243,7 @@ CacheModel::Impl::Fetched CacheModel::Impl::fetch(unsigned core, unsigned socket
     if (s != socket) elsewhere = true;
   }
 
-  Outcome& o = *out;
+  Outcome o;
   if (src == kMaxSockets)
     o = home == socket ? Outcome::dram_local : Outcome::dram_remote;
   else if (src == socket)
@@ -254,15 +254,15 @@ CacheModel::Impl::Fetched CacheModel::Impl::fetch(unsigned core, unsigned socket
   const Holders& own = h[socket];
   if (write) {
     count_killed(ln.line, attr, invalidate_found(core, ln, h));
-    return {LineState::M, own.sf_set, -1};  // the socket's entry went with its sharers
+    return {o, LineState::M, own.sf_set, -1};  // the socket's entry went with its sharers
   }
-  if (src == kMaxSockets) return {LineState::E, own.sf_set, own.sf_way};
+  if (src == kMaxSockets) return {o, LineState::E, own.sf_set, own.sf_way};
   Holders& from = h[src];
   if (src == socket && from.sharers == 0 && !elsewhere) {
     // The socket's LLC holds the only copy: the core takes it over, dirty or not.
     const LineState st = from.llc() == LineState::M ? LineState::M : LineState::E;
     llc.erase(from.llc_set, from.llc_way);
-    return {st, own.sf_set, own.sf_way};
+    return {o, st, own.sf_set, own.sf_way};
   }
   // Shared from now on: demote an exclusive owner, or clean a dirty LLC copy.
   if (from.owner_state == LineState::E || from.owner_state == LineState::M) {
@@ -273,7 +273,7 @@ CacheModel::Impl::Fetched CacheModel::Impl::fetch(unsigned core, unsigned socket
     from.llc_set[from.llc_way].set_state(LineState::S);
     llc.touch(from.llc_set, from.llc_way);
   }
-  return {LineState::S, own.sf_set, own.sf_way};
+  return {o, LineState::S, own.sf_set, own.sf_way};
 }
 
 CacheModel::Impl::Killed CacheModel::Impl::invalidate_others(unsigned keep, Ln ln) {

@@ -35,12 +35,13 @@ struct CacheModel::Impl {
     bool modified() const { return owner_state == LineState::M || llc() == LineState::M; }
   };
 
-  // What a fetch leaves for the fill: the state the core gets, and where the line is (or is
-  // not) in the core's socket's snoop filter, as fetch's own lookup found it. Nothing between
-  // that lookup and the fill moves the filter's ways: the copies fetch demotes or takes are
-  // in caches and LLCs, and a write's invalidation erases the socket's entry (the requester
-  // holds no copy, so every sharer goes).
+  // What a fetch found and leaves for the fill: the level that served the line, the state the
+  // core gets, and where the line is (or is not) in the core's socket's snoop filter, as
+  // fetch's own lookup found it. Nothing between that lookup and the fill moves the filter's
+  // ways: the copies fetch demotes or takes are in caches and LLCs, and a write's invalidation
+  // erases the socket's entry (the requester holds no copy, so every sharer goes).
   struct Fetched {
+    Outcome o;
     LineState st;
     SfArray::Set sf_set;
     int sf_way;
@@ -62,7 +63,7 @@ struct CacheModel::Impl {
   void share_core(unsigned core, Ln ln);      // demotes both copies to S
   // s1 and s2 are the line's sets in the core's L1 and L2 (sets never move; their ways do).
   void fill_l1(unsigned core, Ln ln, LineState st, internal::TagEntry* s1);
-  // `filled`: the line's state and its own socket's snoop-filter set and way (fetch's).
+  // `filled`: fetch's result (the state, and the socket's snoop-filter set and way).
   void fill_private(unsigned core, Ln ln, const Fetched& filled, internal::TagEntry* s1, internal::TagEntry* s2);
   void evict_l2_victim(unsigned core, internal::TagEntry victim);
 
@@ -78,8 +79,7 @@ struct CacheModel::Impl {
   // Out of line, so that the L1-hit path in access() keeps a small frame.
   [[gnu::noinline]] Outcome miss_l1(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
                                     const Attribution& attr, internal::TagEntry* s1);
-  Fetched fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr,
-                Outcome* o);
+  Fetched fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr);
   Outcome upgrade(unsigned core, Ln ln, const Attribution& attr);
 
   struct Killed {
