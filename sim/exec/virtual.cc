@@ -332,13 +332,11 @@ ps_t VirtualEngine::now() const {
   return t;
 }
 
+// sync() found a balance tick due or another task earlier than t.
 void VirtualEngine::sync_slow(VirtualCpu& t) {
   if (next_tick_ <= t.clock_) return yield(t);  // a balance tick comes first
-  if (ready_.empty()) return;
   const Key& next = ready_.top();
-  const Key mine{t.clock_, t.task_};
-  if (next >= mine) return;
-  if (next.first + opt_.slack_ps >= t.clock_ && opt_.slack_ps) {
+  if (opt_.slack_ps && next.first + opt_.slack_ps >= t.clock_) {
     slack_accesses_++;
     return;
   }

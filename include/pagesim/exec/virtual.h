@@ -234,7 +234,7 @@ class VirtualEngine {
     if (t.clock_ < next_tick_ && (ready_.empty() || !(ready_.top() < Key{t.clock_, t.task_}))) return;
     sync_slow(t);
   }
-  void sync_slow(VirtualCpu& t);
+  void sync_slow(VirtualCpu& t);  // only from sync(), once its fast test has failed
   void block(VirtualCpu& t);  // switch to the scheduler without being runnable
   void yield(VirtualCpu& t);  // runnable again at its clock
   // yield() without the scheduler fiber: t goes back in the queue and the earliest task is
