@@ -7,6 +7,7 @@
 
 #include "pagesim/cache/cache_model.h"
 #include "pagesim/mm/zone.h"
+#include "summaries.h"
 
 namespace pagesim::run {
 
@@ -65,10 +66,7 @@ void replay_native_logs(const mm::Machine& m, const std::vector<const std::vecto
   out.model = fmt::format("software cache model: {} sockets x {} cores, L1d 48K, L2 1.25M, LLC 48M per socket "
                           "(Ice Lake-SP sizes); logs replayed after the run",
                           g.sockets, g.cores_per_socket);
-  for (unsigned o = 0; o <= static_cast<unsigned>(cache::Outcome::prefetch); ++o) {
-    const auto oc = static_cast<cache::Outcome>(o);
-    out.counters[fmt::format("model_{}", cache::outcome_name(oc))] = st.sum(cache::Slice{oc, {}, {}, {}, {}});
-  }
+  summarize_cache_model(st, out);
   // Struct-page lines that missed the private caches, by the lock held at the time.
   for (LockContext ctx : {LockContext::zone_lock, LockContext::hugetlb_lock, LockContext::irq_off, LockContext::none}) {
     uint64_t misses = 0;

@@ -12,7 +12,7 @@
 namespace pagesim::run {
 
 // Replays `logs[cpu]` into a cache model of the machine's shape (one socket per node, one core
-// per CPU, Ice Lake-SP cache sizes) and adds its outcome counts to `out.counters`.
+// per CPU, Ice Lake-SP cache sizes) and adds its counts (summarize_cache_model) to `out.counters`.
 void replay_native_logs(const mm::Machine& m, const std::vector<const std::vector<LoggedAccess>*>& logs,
                         CacheSummary& out);
 

@@ -24,6 +24,22 @@ void summarize_accesses(const AccessCounters& a, CacheSummary& c) {
   if (a.hold_lines) c.counters["artificial_hold_lines"] = a.hold_lines;
 }
 
+void summarize_cache_model(const cache::CacheStats& st, CacheSummary& c) {
+  for (unsigned o = 0; o <= static_cast<unsigned>(cache::Outcome::prefetch); ++o) {
+    const auto oc = static_cast<cache::Outcome>(o);
+    c.counters[fmt::format("model_{}", cache::outcome_name(oc))] = st.sum(cache::Slice{oc, {}, {}, {}, {}});
+  }
+  const cache::CoherenceEvents& e = st.events;
+  const std::pair<const char*, uint64_t> events[] = {
+      {"invalidations", e.invalidations},   {"llc_invalidations", e.llc_invalidations},
+      {"upgrades", e.upgrades},             {"downgrades", e.downgrades},
+      {"l1_evictions", e.l1_evictions},     {"l2_evictions", e.l2_evictions},
+      {"llc_evictions", e.llc_evictions},   {"llc_writebacks", e.llc_writebacks},
+      {"sf_evictions", e.sf_evictions},     {"back_invalidations", e.back_invalidations},
+  };
+  for (const auto& [name, n] : events) c.counters[fmt::format("model_event_{}", name)] = n;
+}
+
 namespace {
 std::vector<uint64_t> trimmed(const uint64_t (&h)[kLockHistBuckets]) {
   size_t n = kLockHistBuckets;

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "pagesim/cache/cache_stats.h"
 #include "pagesim/exec/access_counters.h"
 #include "pagesim/exec/lock_stat.h"
 #include "pagesim/mm/machine.h"
@@ -13,6 +14,10 @@ namespace pagesim::run {
 
 // Line-access counts by kind, lock context and site into cache.counters.
 void summarize_accesses(const AccessCounters& a, CacheSummary& c);
+
+// The cache model's counts into cache.counters: model_<outcome> per level that served an
+// access, and model_event_<name> per coherence and replacement event (CoherenceEvents).
+void summarize_cache_model(const cache::CacheStats& st, CacheSummary& c);
 
 // One LockStat per lock id that was used; `per_cpu[c][id]` are the CPUs' tables.
 std::vector<LockStat> summarize_locks(const std::vector<const std::vector<LockStatCpu>*>& per_cpu);

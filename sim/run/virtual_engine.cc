@@ -318,11 +318,7 @@ void run_virtual(RunContext& ctx) {
   r.locks = summarize_locks(lock_tables);
   summarize_irq_off(irq, m);
   summarize_accesses(acc, r.cache);
-  const cache::CacheStats& st = eng.cache().stats();
-  for (unsigned o = 0; o <= static_cast<unsigned>(cache::Outcome::prefetch); ++o) {
-    const auto oc = static_cast<cache::Outcome>(o);
-    r.cache.counters[fmt::format("model_{}", cache::outcome_name(oc))] = st.sum(cache::Slice{oc, {}, {}, {}, {}});
-  }
+  summarize_cache_model(eng.cache().stats(), r.cache);
   const vt::MachineModel& mdl = eng.model();
   r.cache.model = fmt::format("software cache model online in virtual-time order; machine {} ({})", mdl.name, mdl.file);
   r.cache.hw_reason = "virtual engine: no hardware counters (modelled machine)";

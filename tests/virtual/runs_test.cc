@@ -112,6 +112,17 @@ TEST(VirtualRuns, OneTaskNeverYieldsForCausality) {
   EXPECT_EQ(r.metrics.at("causality_yields"), 0);
 }
 
+TEST(VirtualRuns, ReportsTheCacheModelsEvents) {
+  const run::RunResult r = run::run_one(make_scenario("usemem", "v5.17", 2), 0, 0, {});
+  const auto& c = r.cache.counters;
+  // Walks of 512 struct pages overflow a 48K L1 and fill L2 from memory.
+  EXPECT_GT(c.at("model_event_l1_evictions"), 0u);
+  EXPECT_GT(c.at("model_dram_local") + c.at("model_dram_remote"), 0u);
+  EXPECT_LE(c.at("model_event_llc_writebacks"), c.at("model_event_llc_evictions"));
+  // A snoop-filter entry is evicted only while some core holds the line.
+  EXPECT_GE(c.at("model_event_back_invalidations"), c.at("model_event_sf_evictions"));
+}
+
 INSTANTIATE_TEST_SUITE_P(All, VirtualPresets, ::testing::Values("v5.17", "v5.17+eric", "v5.17+mel", "v5.18"),
                          [](const auto& info) {
                            std::string s = info.param;
