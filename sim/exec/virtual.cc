@@ -77,13 +77,15 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
   unsigned misses_in_page = 0;
   const ps_t t0 = clock_;
   // Host prefetch distances (the model's sets, not the line): the sets of the line kAhead on,
-  // then, once its L2 set has arrived, the sets of the line its fill would evict. The second
-  // only while the walk is filling L2 (a miss in the last two accesses): a walk of lines the
-  // core holds evicts nothing.
+  // then, once its L2 set has arrived, the sets of the line its fill would evict. Both only
+  // while the walk misses L1 and L2 (in the last kAhead accesses for the first, the last two
+  // for the second): a walk of lines the core holds finds its sets in the host's caches and
+  // evicts nothing, and the hints would be a fifth of its time.
   constexpr uint32_t kAhead = 8, kVictimAhead = 4;
   uint32_t since_fill = 0;
   for (uint32_t i = 0; i < n; ++i, ++since_fill) {
-    if (i + kAhead < n) eng_->cache_.prefetch_sets(model_cpu_, (first.addr + uint64_t{i + kAhead} * stride) >> 6);
+    if (i + kAhead < n && since_fill <= kAhead)
+      eng_->cache_.prefetch_sets(model_cpu_, (first.addr + uint64_t{i + kAhead} * stride) >> 6);
     if (i + kVictimAhead < n && since_fill <= 2)
       eng_->cache_.prefetch_victim(model_cpu_, (first.addr + uint64_t{i + kVictimAhead} * stride) >> 6);
     sync();
