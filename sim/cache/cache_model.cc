@@ -361,7 +361,10 @@ void CacheModel::prefetch_sets(unsigned cpu, uint64_t line) const {
     // One index computation: every socket's sets are in one block (Impl::socket_sets). A
     // lookup reads the LLC set and the snoop filter's keys, the first host line of its set.
     const char* block = reinterpret_cast<const char*>(m.llc.set(0, line));
-    for (unsigned s = 0; s < m.g.sockets; ++s) internal::prefetch_span(block + s * m.socket_stride, m.sf_offset + kLineBytes);
+    // The core's own socket also gets its masks: a fill writes the new entry's mask there.
+    const unsigned own = m.cpu_socket[cpu];
+    for (unsigned s = 0; s < m.g.sockets; ++s)
+      internal::prefetch_span(block + s * m.socket_stride, s == own ? m.socket_stride : m.sf_offset + kLineBytes);
     return;
   }
   for (unsigned s = 0; s < m.g.sockets; ++s) {

@@ -50,8 +50,9 @@ class CacheModel {
   const CacheGeometry& geometry() const;
 
   // A host-side hint, no model effect: starts loading the sets an access by `cpu` to `line`
-  // will look at (its core's L1 and L2 sets, every socket's snoop-filter and LLC sets), so
-  // that a walk can overlap the model's own memory misses. Out-of-range arguments are ignored.
+  // will look at (its core's L1 and L2 sets, every socket's snoop-filter and LLC sets, and the
+  // sharer masks of its own socket's set, which a fill writes), so that a walk can overlap the
+  // model's own memory misses. Out-of-range arguments are ignored.
   void prefetch_sets(unsigned cpu, uint64_t line) const;
 
   // The second stage of that hint, also without model effect: reads the core's L2 set of
