@@ -50,7 +50,9 @@ CacheModel::Impl::Impl(const CacheGeometry& geometry)
       llc(geometry.sockets, geometry.llc, geometry.hash_shared_index,
           socket_placement(geometry, socket_sets, 0)),
       sf(geometry.sockets, geometry.snoop_filter, geometry.hash_shared_index,
-         socket_placement(geometry, socket_sets, sf_offset_in_chunk(geometry))) {
+         socket_placement(geometry, socket_sets, sf_offset_in_chunk(geometry))),
+      // Both are built with hash_shared_index; equal set counts then give equal indices.
+      same_socket_index(geometry.llc.sets == geometry.snoop_filter.sets) {
   if (socket_sets.data()) socket_stride = socket_chunk(g), sf_offset = sf_offset_in_chunk(g);
   for (unsigned c = 0; c < g.cpus(); ++c) {
     const CpuPlace p = g.place(c);
@@ -121,27 +123,28 @@ void CacheModel::Impl::evict_l2_victim(unsigned core, TagEntry victim) {
     st = s1[w].state();
     l1.erase(s1, w);
   }
-  sf_remove(core, v);
-  llc_insert(socket_of(core), v, st == LineState::M);
+  const SocketIndex x = socket_index(v.line);
+  sf_remove(core, v, x.sf);
+  llc_insert(socket_of(core), v, x.llc, st == LineState::M);
 }
 
 // ---------------------------------------------------------------- socket structures
 
-void CacheModel::Impl::find_holders(unsigned socket, Ln ln, Holders& h) {
+void CacheModel::Impl::find_holders(unsigned socket, Ln ln, SocketIndex x, Holders& h) {
   h.sharers = 0;
   h.owner_state = LineState::I;
-  const SfArray::Set fs = h.sf_set = sf.set(socket, ln.line);
+  const SfArray::Set fs = h.sf_set = sf.set_at(socket, x.sf);
   if (const int w = h.sf_way = sf.find(fs, ln.id); w >= 0) {
     h.sharers = SfArray::sharers(fs, w);
     if (std::has_single_bit(h.sharers))
       h.owner_state = core_state(core_at(socket, std::countr_zero(h.sharers)), ln);
   }
-  h.llc_set = llc.set(socket, ln.line);
+  h.llc_set = llc.set_at(socket, x.llc);
   h.llc_way = llc.find(h.llc_set, ln.id);
 }
 
-void CacheModel::Impl::llc_insert(unsigned socket, Ln ln, bool dirty) {
-  TagEntry* s = llc.set(socket, ln.line);
+void CacheModel::Impl::llc_insert(unsigned socket, Ln ln, uint32_t llc_index, bool dirty) {
+  TagEntry* s = llc.set_at(socket, llc_index);
   if (int w = llc.find(s, ln.id); w >= 0) {
     if (dirty) s[w].set_state(LineState::M);
     llc.touch(s, w);
@@ -164,8 +167,8 @@ void CacheModel::Impl::sf_add(unsigned core, Ln ln, const SfArray::Set& s, int w
   if (victim.valid()) back_invalidate(socket_of(core), victim);
 }
 
-void CacheModel::Impl::sf_remove(unsigned core, Ln ln) {
-  const SfArray::Set s = sf.set(socket_of(core), ln.line);
+void CacheModel::Impl::sf_remove(unsigned core, Ln ln, uint32_t sf_index) {
+  const SfArray::Set s = sf.set_at(socket_of(core), sf_index);
   const int w = sf.find(s, ln.id);
   assert(w >= 0 && (SfArray::sharers(s, w) & bit(core)));
   if (w < 0) return;
@@ -182,7 +185,7 @@ void CacheModel::Impl::back_invalidate(unsigned socket, const SfArray::Entry& vi
     dirty |= drop_core(core_at(socket, std::countr_zero(m)), v) == LineState::M;
     ++stats.events.back_invalidations;
   }
-  llc_insert(socket, v, dirty);
+  llc_insert(socket, v, llc.index(v.line), dirty);
 }
 
 // ---------------------------------------------------------------- protocol
@@ -236,8 +239,9 @@ CacheModel::Impl::Fetched CacheModel::Impl::fetch(unsigned core, unsigned socket
   Holders h[kMaxSockets];
   unsigned src = kMaxSockets;
   bool elsewhere = false;  // a copy outside the requester's socket
+  const SocketIndex x = socket_index(ln.line);
   for (unsigned i = 0, s = socket; i < g.sockets; ++i, s = s + 1 == g.sockets ? 0 : s + 1) {
-    find_holders(s, ln, h[s]);
+    find_holders(s, ln, x, h[s]);
     if (!h[s].any()) continue;
     if (src == kMaxSockets) src = s;
     if (s != socket) elsewhere = true;
@@ -278,9 +282,10 @@ CacheModel::Impl::Fetched CacheModel::Impl::fetch(unsigned core, unsigned socket
 
 CacheModel::Impl::Killed CacheModel::Impl::invalidate_others(unsigned keep, Ln ln) {
   Killed k;
+  const SocketIndex x = socket_index(ln.line);
   for (unsigned s = 0; s < g.sockets; ++s) {
-    const SfArray::Set fs = sf.set(s, ln.line);
-    TagEntry* ls = llc.set(s, ln.line);
+    const SfArray::Set fs = sf.set_at(s, x.sf);
+    TagEntry* ls = llc.set_at(s, x.llc);
     invalidate_in_socket(keep, s, ln, fs, sf.find(fs, ln.id), ls, llc.find(ls, ln.id), k);
   }
   return k;

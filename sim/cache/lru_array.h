@@ -23,21 +23,25 @@ namespace pagesim::cache::internal {
 
 // Maps a line to its set: plain bit selection (line mod sets), or, when `hashed`, the line
 // XOR-folded by the index width first, so that power-of-two strides spread over the sets.
+// Every lookup computes one, so neither choice is a branch: an unhashed index folds by 0 bits
+// twice (x ^ x ^ x == x), and a power-of-two count divides by masking.
 class SetIndex {
  public:
   SetIndex(uint32_t sets, bool hashed)
-      : sets_(sets), mask_(sets - 1), pow2_(std::has_single_bit(sets)), hashed_(hashed),
-        width_(std::max(1, static_cast<int>(std::bit_width(sets - 1)))) {}
+      : mask_(sets - 1), sets_(sets), pow2_(std::has_single_bit(sets)),
+        fold1_(hashed ? width(sets) : 0), fold2_(hashed ? std::min(63u, 2 * width(sets)) : 0) {}
 
   uint32_t operator()(uint64_t line) const {
-    const uint64_t x = hashed_ ? line ^ (line >> width_) ^ (line >> (2 * width_)) : line;
+    const uint64_t x = line ^ (line >> fold1_) ^ (line >> fold2_);
     return static_cast<uint32_t>(pow2_ ? x & mask_ : x % sets_);
   }
 
  private:
-  uint64_t sets_, mask_;
-  bool pow2_, hashed_;
-  int width_;
+  static unsigned width(uint32_t sets) { return std::max(1, static_cast<int>(std::bit_width(sets - 1))); }
+
+  uint64_t mask_, sets_;
+  bool pow2_;
+  unsigned fold1_, fold2_;  // < 64: the index is at most 32 bits wide
 };
 
 // Host hint: starts loading every host line of [p, p + bytes). A set need not start on a host
@@ -82,10 +86,14 @@ class SetStorage {
 
   size_t sets() const { return nsets_; }  // of all instances
   unsigned instance_of_set(size_t s) const { return static_cast<unsigned>(s / sets_); }
-  // Set `line` indexes to in `instance`.
-  char* set(unsigned instance, uint64_t line) const {
-    return at_.base + instance * at_.instance_stride + index_(line) * at_.set_stride;
+  // The index of `line`'s set, in every instance.
+  uint32_t index(uint64_t line) const { return index_(line); }
+  // Set `index` of `instance`.
+  char* at(unsigned instance, uint32_t index) const {
+    return at_.base + instance * at_.instance_stride + size_t{index} * at_.set_stride;
   }
+  // Set `line` indexes to in `instance`.
+  char* set(unsigned instance, uint64_t line) const { return at(instance, index_(line)); }
   // Flat set s: instance s / sets, index s % sets.
   char* flat(size_t s) const { return at_.base + s / sets_ * at_.instance_stride + s % sets_ * at_.set_stride; }
 
@@ -125,9 +133,12 @@ class LruArray {
   bool in_set(size_t i, uint64_t line) const { return set(instance_of(i), line) == raw(i / ways_); }
 
   Entry* set(unsigned instance, uint64_t line) const { return reinterpret_cast<Entry*>(sets_.set(instance, line)); }
+  // The same in two steps, for a caller that looks at several instances.
+  uint32_t index(uint64_t line) const { return sets_.index(line); }
+  Entry* set_at(unsigned instance, uint32_t index) const { return reinterpret_cast<Entry*>(sets_.at(instance, index)); }
 
   // The way holding the line with id `id` in set `s`, or -1.
-  int find(const Entry* s, uint32_t id) const { return first_way(raw_ways(s), ways_, Entry::key(id), Entry::kKeyMask); }
+  [[gnu::always_inline]] int find(const Entry* s, uint32_t id) const { return first_way(raw_ways(s), ways_, Entry::key(id), Entry::kKeyMask); }
 
   // The entry an insert into set s would push out (invalid if the set has room): the last
   // way, since invalid entries are kept at the tail.
@@ -137,7 +148,7 @@ class LruArray {
   [[gnu::always_inline]] void prefetch_set(const Entry* s) const { prefetch_span(s, ways_ * sizeof(Entry)); }
 
   // Makes way w the most recently used.
-  void touch(Entry* s, int w) {
+  [[gnu::always_inline]] void touch(Entry* s, int w) {
     const Entry e = s[w];
     shift_up_one(s, static_cast<unsigned>(w));
     s[0] = e;
@@ -145,7 +156,7 @@ class LruArray {
 
   // Inserts e as the most recently used; returns the entry pushed out (invalid if the set
   // had room). e's line must not be in the set.
-  Entry insert(Entry* s, const Entry& e) {
+  [[gnu::always_inline]] Entry insert(Entry* s, const Entry& e) {
     const unsigned last = way_to_give_up(raw_ways(s), ways_);
     const Entry victim = s[last];
     shift_up_one(s, last);
@@ -154,7 +165,7 @@ class LruArray {
   }
 
   // Removes way w, keeping the order of the others.
-  void erase(Entry* s, int w) {
+  [[gnu::always_inline]] void erase(Entry* s, int w) {
     unsigned i = static_cast<unsigned>(w);
     for (; i + 1 < ways_ && s[i + 1].valid(); ++i) s[i] = s[i + 1];
     s[i] = Entry{};

@@ -47,6 +47,16 @@ struct CacheModel::Impl {
     int sf_way;
   };
 
+  // A line's set index in the LLC and in the snoop filter, the same in every socket. One
+  // computation serves both when the two structures index alike (same_socket_index).
+  struct SocketIndex {
+    uint32_t llc, sf;
+  };
+  SocketIndex socket_index(uint64_t line) const {
+    const uint32_t i = llc.index(line);
+    return {i, same_socket_index ? i : sf.index(line)};
+  }
+
   explicit Impl(const CacheGeometry& geometry);
 
   Outcome access(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr);
@@ -68,11 +78,12 @@ struct CacheModel::Impl {
   void evict_l2_victim(unsigned core, internal::TagEntry victim);
 
   // --- socket-level structures ---
-  void find_holders(unsigned socket, Ln ln, Holders& h);  // filled in place: no copy back
-  void llc_insert(unsigned socket, Ln ln, bool dirty);
+  // `x` is socket_index(ln.line), as in the calls below.
+  void find_holders(unsigned socket, Ln ln, SocketIndex x, Holders& h);  // filled in place: no copy back
+  void llc_insert(unsigned socket, Ln ln, uint32_t llc_index, bool dirty);
   // `s` is the line's set in the core's socket and `w` its way there, -1 if none.
   void sf_add(unsigned core, Ln ln, const SfArray::Set& s, int w);
-  void sf_remove(unsigned core, Ln ln);
+  void sf_remove(unsigned core, Ln ln, uint32_t sf_index);
   void back_invalidate(unsigned socket, const SfArray::Entry& victim);
 
   // --- protocol ---
@@ -111,6 +122,7 @@ struct CacheModel::Impl {
   TagArray l1, l2;                   // one instance per core
   TagArray llc;                      // one per socket
   SfArray sf;                        // one per socket
+  bool same_socket_index;            // llc and sf have the same sets and the same index function
   CacheStats stats;
 };
 

@@ -59,17 +59,20 @@ class SfArray {
   }
 
   Set set(unsigned instance, uint64_t line) const { return make(sets_.set(instance, line)); }
+  // The same in two steps, for a caller that looks at several instances.
+  uint32_t index(uint64_t line) const { return sets_.index(line); }
+  Set set_at(unsigned instance, uint32_t index) const { return make(sets_.at(instance, index)); }
   // Whether flat entry i's set is the one `line` indexes to.
   bool in_set(size_t i, uint64_t line) const {
     return set(instance_of(i), line).keys == raw(i / ways_).keys;
   }
 
-  int find(const Set& s, uint32_t id) const { return first_way(s.keys, ways_, id, ~uint32_t{0}); }
+  [[gnu::always_inline]] int find(const Set& s, uint32_t id) const { return first_way(s.keys, ways_, id, ~uint32_t{0}); }
 
   static uint64_t& sharers(const Set& s, int w) { return s.masks[s.slots[w]]; }
 
   // Makes way w the most recently used.
-  void touch(const Set& s, int w) const {
+  [[gnu::always_inline]] void touch(const Set& s, int w) const {
     const uint32_t k = s.keys[w];
     const uint8_t slot = s.slots[w];
     shift_down(s, static_cast<unsigned>(w));
@@ -79,7 +82,7 @@ class SfArray {
 
   // Inserts line `id` with `sharers` as the most recently used; returns the entry pushed out
   // (invalid if the set had room). The line must not be in the set.
-  Entry insert(const Set& s, uint32_t id, uint64_t sharers) const {
+  [[gnu::always_inline]] Entry insert(const Set& s, uint32_t id, uint64_t sharers) const {
     const unsigned last = way_to_give_up(s.keys, ways_);
     const uint8_t slot = s.slots[last];
     const Entry victim = s.keys[last] ? Entry{s.keys[last], s.masks[slot]} : Entry{};
@@ -91,7 +94,7 @@ class SfArray {
   }
 
   // Removes way w, keeping the order of the others; its slot moves to the tail.
-  void erase(const Set& s, int w) const {
+  [[gnu::always_inline]] void erase(const Set& s, int w) const {
     unsigned i = static_cast<unsigned>(w);
     const uint8_t slot = s.slots[i];
     for (; i + 1 < ways_ && s.keys[i + 1]; ++i) {
@@ -123,7 +126,7 @@ class SfArray {
     for (unsigned w = 0; w < ways_; ++w) s.slots[w] = static_cast<uint8_t>(w);
   }
   // Ways [0, n) move to [1, n].
-  void shift_down(const Set& s, unsigned n) const {
+  [[gnu::always_inline]] void shift_down(const Set& s, unsigned n) const {
     shift_up_one(s.keys, n);
     shift_up_one(s.slots, n);
   }

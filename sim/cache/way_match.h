@@ -21,19 +21,22 @@ namespace pagesim::cache::internal {
 // Bit w is set for each way w < n with (ways[w] & mask) == key. n <= 64. Compares sixteen
 // ways per step, so it may read up to 60 bytes past ways[n - 1]: callers' sets sit in a
 // HugeRegion, which has at least a page of mapped memory after its last set.
-inline uint64_t match_ways(const uint32_t* ways, unsigned n, uint32_t key, uint32_t mask) {
+[[gnu::always_inline]] inline uint64_t match_ways(const uint32_t* ways, unsigned n, uint32_t key, uint32_t mask) {
   uint64_t hits = 0;
 #if defined(__SSE2__)
   const __m128i k = _mm_set1_epi32(static_cast<int>(key)), m = _mm_set1_epi32(static_cast<int>(mask));
   auto eq4 = [&](const uint32_t* w) {
     return _mm_cmpeq_epi32(_mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)), m), k);
   };
-  for (unsigned w = 0; w < n; w += 16) {
-    // Four compares (each lane 0 or -1) narrowed to sixteen bytes: one movemask per step.
-    const __m128i lo = _mm_packs_epi32(eq4(ways + w), eq4(ways + w + 4));
-    const __m128i hi = _mm_packs_epi32(eq4(ways + w + 8), eq4(ways + w + 12));
-    hits |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(lo, hi)))) << w;
-  }
+  // Four compares (each lane 0 or -1) narrowed to sixteen bytes: one movemask per step.
+  auto eq16 = [&](const uint32_t* w) {
+    const __m128i lo = _mm_packs_epi32(eq4(w), eq4(w + 4));
+    const __m128i hi = _mm_packs_epi32(eq4(w + 8), eq4(w + 12));
+    return static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(lo, hi)));
+  };
+  // Sets of up to 16 ways (every level of the shipped machines but L2): one step, no loop.
+  if (n <= 16) return eq16(ways) & ((uint32_t{1} << n) - 1);
+  for (unsigned w = 0; w < n; w += 16) hits |= uint64_t{eq16(ways + w)} << w;
   return n < 64 ? hits & ((uint64_t{1} << n) - 1) : hits;
 #else
   for (unsigned w = 0; w < n; ++w) hits |= uint64_t{(ways[w] & mask) == key} << w;
@@ -42,7 +45,7 @@ inline uint64_t match_ways(const uint32_t* ways, unsigned n, uint32_t key, uint3
 }
 
 // The first way w < n with (ways[w] & mask) == key, or -1.
-inline int first_way(const uint32_t* ways, unsigned n, uint32_t key, uint32_t mask) {
+[[gnu::always_inline]] inline int first_way(const uint32_t* ways, unsigned n, uint32_t key, uint32_t mask) {
   if (n && (ways[0] & mask) == key) return 0;  // the MRU way: a line touched again soon
   const uint64_t hits = match_ways(ways, n, key, mask);
   return hits ? std::countr_zero(hits) : -1;
@@ -51,7 +54,7 @@ inline int first_way(const uint32_t* ways, unsigned n, uint32_t key, uint32_t ma
 // The way an insert into an MRU-first set of n ways (0 = empty, kept at the tail) gives up:
 // the first empty one, or the last, which is the LRU. A full set, the usual case once a run
 // is warm, needs no scan.
-inline unsigned way_to_give_up(const uint32_t* ways, unsigned n) {
+[[gnu::always_inline]] inline unsigned way_to_give_up(const uint32_t* ways, unsigned n) {
   if (ways[n - 1] != 0) return n - 1;
   const int empty = first_way(ways, n - 1, 0, ~uint32_t{0});
   return empty < 0 ? n - 1 : static_cast<unsigned>(empty);
@@ -61,7 +64,7 @@ inline unsigned way_to_give_up(const uint32_t* ways, unsigned n) {
 // from the top (each block is read before the one below it is overwritten), then 8, then one
 // entry at a time. T is a trivially copyable tag, key or slot number.
 template <class T>
-inline void shift_up_one(T* s, unsigned n) {
+[[gnu::always_inline]] inline void shift_up_one(T* s, unsigned n) {
   static_assert(std::is_trivially_copyable_v<T> && 16 % sizeof(T) == 0);
   constexpr unsigned k16 = 16 / sizeof(T), k8 = 8 / sizeof(T);
   unsigned i = n;
