@@ -52,7 +52,7 @@ CacheModel::Impl::Impl(const CacheGeometry& geometry)
       sf(geometry.sockets, geometry.snoop_filter, geometry.hash_shared_index,
          socket_placement(geometry, socket_sets, sf_offset_in_chunk(geometry))),
       // Both are built with hash_shared_index; equal set counts then give equal indices.
-      same_socket_index(geometry.llc.sets == geometry.snoop_filter.sets) {
+      same_socket_index(shares_socket_sets(geometry)) {
   if (socket_sets.data()) socket_stride = socket_chunk(g), sf_offset = sf_offset_in_chunk(g);
   for (unsigned c = 0; c < g.cpus(); ++c) {
     const CpuPlace p = g.place(c);
