@@ -67,17 +67,6 @@ void replay_native_logs(const mm::Machine& m, const std::vector<const std::vecto
                           "(Ice Lake-SP sizes); logs replayed after the run",
                           g.sockets, g.cores_per_socket);
   summarize_cache_model(st, out);
-  // Struct-page lines that missed the private caches, by the lock held at the time.
-  for (LockContext ctx : {LockContext::zone_lock, LockContext::hugetlb_lock, LockContext::irq_off, LockContext::none}) {
-    uint64_t misses = 0;
-    for (unsigned o = static_cast<unsigned>(cache::Outcome::llc_local); o < cache::kNumDemandOutcomes; ++o)
-      misses += st.sum(cache::Slice{static_cast<cache::Outcome>(o), LineKind::struct_page, {}, ctx, {}});
-    const char* where = ctx == LockContext::zone_lock      ? "in_zone_lock"
-                        : ctx == LockContext::hugetlb_lock ? "in_hugetlb_lock"
-                        : ctx == LockContext::irq_off      ? "irq_off"
-                                                           : "outside_locks";
-    out.counters[fmt::format("model_struct_page_misses_{}", where)] = misses;
-  }
   uint64_t rank = 0;
   for (const cache::ContendedLine& l : st.top_lines(5, line_name))
     out.counters[fmt::format("c2c_top{}: {}", ++rank, l.name)] = l.counts.total();

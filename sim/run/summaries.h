@@ -16,7 +16,9 @@ namespace pagesim::run {
 void summarize_accesses(const AccessCounters& a, CacheSummary& c);
 
 // The cache model's counts into cache.counters: model_<outcome> per level that served an
-// access, and model_event_<name> per coherence and replacement event (CoherenceEvents).
+// access, model_event_<name> per coherence and replacement event (CoherenceEvents), and
+// model_struct_page_misses_<context>: struct-page lines that missed the private caches, by the
+// lock held (in_zone_lock, in_hugetlb_lock, irq_off, outside_locks).
 void summarize_cache_model(const cache::CacheStats& st, CacheSummary& c);
 
 // One LockStat per lock id that was used; `per_cpu[c][id]` are the CPUs' tables.

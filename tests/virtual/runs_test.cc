@@ -123,6 +123,21 @@ TEST(VirtualRuns, ReportsTheCacheModelsEvents) {
   EXPECT_GE(c.at("model_event_back_invalidations"), c.at("model_event_sf_evictions"));
 }
 
+// Struct-page misses by the lock held: each is one of that context's struct-page accesses, and
+// Mel's all-subpage walk under zone->lock (rmqueue_bulk -> check_new_pages) adds misses there.
+TEST(VirtualRuns, ReportsStructPageMissesInsideEachLock) {
+  uint64_t in_zone_lock[2];
+  for (int mel = 0; mel < 2; ++mel) {
+    const run::RunResult r = run::run_one(make_scenario("usemem", mel ? "v5.17+mel" : "v5.17", 2), 0, 0, {});
+    const auto& c = r.cache.counters;
+    for (const char* ctx : {"in_zone_lock", "in_hugetlb_lock", "irq_off", "outside_locks"})
+      EXPECT_LE(c.at(std::string("model_struct_page_misses_") + ctx), c.at(std::string("struct_page_") + ctx)) << ctx;
+    in_zone_lock[mel] = c.at("model_struct_page_misses_in_zone_lock");
+  }
+  EXPECT_GT(in_zone_lock[0], 0u);
+  EXPECT_GT(in_zone_lock[1], in_zone_lock[0]);
+}
+
 INSTANTIATE_TEST_SUITE_P(All, VirtualPresets, ::testing::Values("v5.17", "v5.17+eric", "v5.17+mel", "v5.18"),
                          [](const auto& info) {
                            std::string s = info.param;
