@@ -55,9 +55,14 @@ cache::Outcome VirtualCpu::model_access(uint64_t line, uint16_t home, AccessKind
   return eng_->cache_.access(model_cpu_, line, home, kind, attr);
 }
 
+void VirtualCpu::record(const Line& first, AccessKind kind, Site site, uint32_t n, uint32_t stride) {
+  for (uint32_t i = 0; i < n; ++i)
+    stream_.push_back(AccessRecord::of(Line{first.addr + uint64_t{i} * stride, first.node, first.kind}, site, kind));
+}
+
 void VirtualCpu::access(const Line& line, AccessKind kind, Site site) {
   sync();
-  access_.add(line, kind, site, context());
+  count(line, kind, site, context());
   const ps_t d = eng_->model_.latency(model_access(line.line(), line.node, kind, site, line.kind));
   clock_ += d;
   site_ps_[static_cast<unsigned>(site)] += d;
@@ -71,7 +76,7 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
   const auto& streamed_ps = eng_->streamed_ps_;
   // The lock and IRQ context cannot change inside the walk (a yield leaves it as it is).
   const cache::Attribution attr{site, context(), first.kind};
-  access_.add(first, kind, site, attr.ctx, n);
+  count(first, kind, site, attr.ctx, n, stride);
   const bool sequential = stride == cache::kLineBytes;
   uint64_t page = ~uint64_t{0};
   unsigned misses_in_page = 0;
@@ -144,7 +149,7 @@ void VirtualCpu::lock(spinlock_t& l, Site site) {
     spin_ps_[si] += clock_ - arrival;
     model_access(l.line.line(), l.line.node, AccessKind::rmw, site, l.line.kind);  // paid by the handoff
   }
-  access_.add(l.line, AccessKind::rmw, site, context());
+  count(l.line, AccessKind::rmw, site, context());
   s.owner.acquired_by(cpu_, node_, st);
   held_cls_[depth_] = l.cls;
   held_t0_[depth_] = clock_;

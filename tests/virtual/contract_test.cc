@@ -1,6 +1,6 @@
 // The cross-engine contract, virtual side (docs/architecture.md): at one CPU the virtual engine
 // and the uniprocessor engine leave the same allocator state and counters and make the same
-// accesses (by site, kind, line kind and lock context); at two CPUs the virtual and native
+// accesses in the same order (the same access stream); at two CPUs the virtual and native
 // engines keep the same invariants and make the same accesses per operation. Timings are never
 // compared.
 #include <gtest/gtest.h>
@@ -27,18 +27,22 @@ void expect_same_counters(const AccessCounters& a, const AccessCounters& b) {
   for (unsigned i = 0; i < kNumLockContexts; ++i) EXPECT_EQ(a.struct_page_by_context[i], b.struct_page_by_context[i]);
 }
 
-TEST(VirtualContract, OneVcpuGivesTheUniprocessorStateCountersAndAccesses) {
+TEST(VirtualContract, OneVcpuGivesTheUniprocessorStateCountersAndAccessStream) {
   const mm::KernelConfig cfg = *mm::preset_config("v5.17+mel");
   const mm::MachineSpec spec = mm::MachineSpec::uniform(1, 1, 256ull << 20);
 
   mm::Machine mu(spec, cfg, mm::HostMemory{});
   UniprocessorExec<true> ue(mu);
+  ue.record_stream(true);
   const test::EngineState a = test::collect(mu, test::drive(mu, ue));
 
   mm::Machine mv(spec, cfg, mm::HostMemory{});
   VirtualEngine eng(mv, vt::load_machine_model(vt::default_machine_file()));
   std::vector<mm::pfn_t> pfns;
-  eng.run(1, [&](VirtualCpu& ex) { pfns = test::drive(mv, ex); });
+  eng.run(1, [&](VirtualCpu& ex) {
+    ex.record_stream(true);
+    pfns = test::drive(mv, ex);
+  });
   const test::EngineState b = test::collect(mv, std::move(pfns));
 
   ASSERT_GT(a.pfns.size(), 1000u);
@@ -49,6 +53,9 @@ TEST(VirtualContract, OneVcpuGivesTheUniprocessorStateCountersAndAccesses) {
   for (const LockStatCpu& l : eng.task(0).lock_stats()) virtual_zone_lock += l.acquisitions;
   EXPECT_EQ(ue.lock_counters(LockClass::zone_lock).acquisitions, virtual_zone_lock);
   expect_same_counters(ue.accesses(), eng.task(0).accesses());
+  ASSERT_GT(ue.stream().size(), 100000u);
+  EXPECT_EQ(ue.stream().size(), eng.task(0).stream().size());
+  EXPECT_TRUE(ue.stream() == eng.task(0).stream()) << "access streams differ";
 }
 
 scenario::Scenario thp_scenario(const std::string& engine, const std::string& preset) {

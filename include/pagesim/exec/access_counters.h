@@ -18,6 +18,7 @@ struct AccessRecord {
   AccessKind kind;
   LineKind line_kind;
   uint16_t node;
+  static AccessRecord of(const Line& l, Site site, AccessKind kind) { return {l.line(), site, kind, l.kind, l.node}; }
   friend bool operator==(const AccessRecord&, const AccessRecord&) = default;
 };
 

@@ -56,7 +56,7 @@ class UniprocessorExec {
 
   void access(const Line& line, AccessKind kind, Site site) {
     access_.add(line, kind, site, context());
-    if (record_) stream_.push_back(AccessRecord{line.line(), site, kind, line.kind, line.node});
+    if (record_) stream_.push_back(AccessRecord::of(line, site, kind));
   }
   void access_range(const Line& first, uint32_t n, uint32_t stride, AccessKind kind, Site site) {
     for (uint32_t i = 0; i < n; ++i) access(Line{first.addr + uint64_t{i} * stride, first.node, first.kind}, kind, site);

@@ -117,6 +117,10 @@ class VirtualCpu {
   const std::vector<LockStatCpu>& lock_stats() const { return lockstat_; }
   const IrqOffStat& irq_off() const { return irqoff_; }
   const AccessCounters& accesses() const { return access_; }
+  // While on, every counted line access is also appended to stream(), in program order (the
+  // cross-engine contract compares it with the uniprocessor engine's at one CPU).
+  void record_stream(bool on) { record_ = on; }
+  const std::vector<AccessRecord>& stream() const { return stream_; }
   uint64_t model_accesses() const { return model_accesses_; }
   ps_t user_ps() const { return user_ps_; }
   // Virtual time charged at each call site (accesses, work, clearing) and spent spinning for
@@ -139,6 +143,13 @@ class VirtualCpu {
  private:
   friend class VirtualEngine;
   LockContext context() const;
+  // Counts n lines from `first`, `stride` bytes apart, in access_ (and stream_ while recording).
+  void count(const Line& first, AccessKind kind, Site site, LockContext ctx, uint32_t n = 1,
+             uint32_t stride = cache::kLineBytes) {
+    access_.add(first, kind, site, ctx, n);
+    if (record_) [[unlikely]] record(first, kind, site, n, stride);
+  }
+  void record(const Line& first, AccessKind kind, Site site, uint32_t n, uint32_t stride);
   cache::Outcome model_access(uint64_t line, uint16_t home, AccessKind kind, Site site, LineKind lk);
   cache::Outcome model_access(uint64_t line, uint16_t home, AccessKind kind, const cache::Attribution& attr);
   void place(unsigned cpu, ps_t at);  // at: the virtual time of the move, for placements()
@@ -169,6 +180,8 @@ class VirtualCpu {
   std::vector<LockStatCpu> lockstat_;
   IrqOffStat irqoff_;
   AccessCounters access_;
+  bool record_ = false;
+  std::vector<AccessRecord> stream_;
   boost::context::fiber self_, caller_;
   bool done_ = false;
 };
