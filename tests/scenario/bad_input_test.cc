@@ -25,7 +25,9 @@ TEST_P(BadInput, FailsWithPositionKeyAndReason) {
     // The position leads the message ("/tmp/.../bad.yaml:3:10: ..." or "<--set>:1:9: ...").
     const std::string where = std::string(c.where) + ": ";
     EXPECT_TRUE(line.rfind(where, 0) == 0 || line.find("/" + where) != std::string::npos) << line;
-    if (*c.key) EXPECT_NE(line.find(std::string(": ") + c.key + ": "), std::string::npos) << line;
+    if (*c.key) {
+      EXPECT_NE(line.find(std::string(": ") + c.key + ": "), std::string::npos) << line;
+    }
     EXPECT_NE(line.find(c.says), std::string::npos) << line;
   }
 }

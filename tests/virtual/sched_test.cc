@@ -161,18 +161,28 @@ TEST(VirtualSched, TracePolicyNamesTheBadLine) {
   }
 }
 
-TEST(VirtualSched, SchedulerEventsAreRefusedInsideASpinlock) {
-  auto m = test::machine(1, 2, 64ull << 20);
-  VirtualEngine eng(*m, model_1ghz(), options(), make_sched_policy("cfs", {}));
-  spinlock_t l;
-  l.id = 5;
-  l.line = Line{ZONE_BASE + 0x480, 0, LineKind::lock_word};
-  EXPECT_THROW(eng.run(1,
-                       [&](VirtualCpu& ex) {
-                         ex.lock(l, Site::rmqueue_bulk);
-                         ex.cond_resched(Site::rmqueue_bulk);
-                       }),
-               ModelError);
+// Migration happens only at scheduler events, and a scheduler event inside a spinlock or an
+// IRQ-off region is a bug (as might_sleep() reports it), so a task never moves inside either.
+TEST(VirtualSched, SchedulerEventsAreRefusedInsideASpinlockOrWithIrqsOff) {
+  for (const bool irq_off : {false, true}) {
+    auto m = test::machine(1, 2, 64ull << 20);
+    VirtualEngine eng(*m, model_1ghz(), options(), make_sched_policy("cfs", {}));
+    spinlock_t l;
+    l.id = 5;
+    l.line = Line{ZONE_BASE + 0x480, 0, LineKind::lock_word};
+    try {
+      eng.run(1, [&](VirtualCpu& ex) {
+        if (irq_off)
+          ex.local_irq_save(Site::rmqueue_pcplist);
+        else
+          ex.lock(l, Site::rmqueue_bulk);
+        ex.cond_resched(Site::rmqueue_bulk);
+      });
+      FAIL() << "cond_resched() was allowed with " << (irq_off ? "IRQs off" : "a spinlock held");
+    } catch (const ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find(irq_off ? "IRQs disabled" : "a spinlock held"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
