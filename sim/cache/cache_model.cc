@@ -327,9 +327,10 @@ void CacheModel::Impl::count_killed(uint64_t line, const Attribution& attr, cons
 
 // ---------------------------------------------------------------- public API
 
-CacheModel::CacheModel(const CacheGeometry& g) {
+CacheModel::CacheModel(const CacheGeometry& g, PerLineContention per_line) {
   if (std::string err = g.validate(); !err.empty()) throw InputError("cache geometry: " + err);
   impl_ = std::make_unique<Impl>(g);
+  impl_->stats = CacheStats(per_line);
 }
 CacheModel::~CacheModel() = default;
 CacheModel::CacheModel(CacheModel&&) noexcept = default;
@@ -404,7 +405,7 @@ void CacheModel::evict_range(uint64_t first_line, uint64_t n) {
 
 const CacheStats& CacheModel::stats() const { return impl_->stats; }
 
-CacheStats CacheModel::take_stats() { return std::exchange(impl_->stats, CacheStats{}); }
+CacheStats CacheModel::take_stats() { return std::exchange(impl_->stats, CacheStats(impl_->stats.per_line())); }
 
 // The introspection below answers "not cached" for a line whose region has no ids yet.
 

@@ -26,19 +26,22 @@ CoherenceEvents& CoherenceEvents::operator+=(const CoherenceEvents& o) {
   return *this;
 }
 
-CacheStats::CacheStats()
+CacheStats::CacheStats(PerLineContention per_line)
     : cells_(size_t{kNumOutcomes} * kNumLineKinds * kNumSites * kNumLockContexts * kNumHomes),
-      inv_sent_(size_t{kNumLineKinds} * kNumSites * kNumLockContexts) {}
+      inv_sent_(size_t{kNumLineKinds} * kNumSites * kNumLockContexts),
+      per_line_(per_line) {}
 
 void CacheStats::record_invalidations(uint64_t line, const Attribution& a, uint64_t n) {
   if (!n) return;
   inv_sent_[inv_index(a.line_kind, a.site, a.ctx)] += n;
+  if (per_line_ == PerLineContention::dropped) return;
   LineContention& c = lines_[line];
   c.line_kind = a.line_kind;
   c.invalidations += n;
 }
 
 void CacheStats::record_hitm(uint64_t line, LineKind kind, Outcome o) {
+  if (per_line_ == PerLineContention::dropped) return;
   LineContention& c = lines_[line];
   c.line_kind = kind;
   (o == Outcome::hitm_local ? c.hitm_local : c.hitm_remote) += 1;
@@ -104,6 +107,7 @@ CacheStats& CacheStats::merge(const CacheStats& o) {
   for (size_t i = 0; i < cells_.size(); ++i) cells_[i] += o.cells_[i];
   for (size_t i = 0; i < inv_sent_.size(); ++i) inv_sent_[i] += o.inv_sent_[i];
   events += o.events;
+  if (per_line_ == PerLineContention::dropped) return *this;
   // Addition commutes, so the iteration order of o.lines_ does not matter here.
   for (const auto& [line, c] : o.lines_) {
     LineContention& mine = lines_[line];

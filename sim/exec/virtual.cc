@@ -304,7 +304,9 @@ cache::CacheGeometry geometry_for(const mm::Machine& m, const vt::MachineModel& 
 }  // namespace
 
 VirtualEngine::VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOptions opt, std::unique_ptr<SchedPolicy> policy)
-    : m_(m), model_(std::move(model)), opt_(opt), policy_(std::move(policy)), cache_(geometry_for(m, model_)),
+    : m_(m), model_(std::move(model)), opt_(opt), policy_(std::move(policy)),
+      // The report reads the cache model's counts by outcome, kind, site and lock, never per line.
+      cache_(geometry_for(m, model_), cache::PerLineContention::dropped),
       locks_(kNrLockIds), clears_(m.nr_nodes()) {
   for (unsigned o = 0; o < cache::kNumOutcomes; ++o) {
     overlapped_ps_[o] = model_.latency(static_cast<cache::Outcome>(o)) / model_.mlp;

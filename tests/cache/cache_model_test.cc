@@ -367,6 +367,33 @@ TEST_F(CacheModelTest, TopLinesOrderByContentionThenLine) {
   EXPECT_EQ(m.stats().top_lines(10).size(), 3u);
 }
 
+// A model that drops per-line contention serves and counts every access as one that keeps it;
+// only top_lines() and contention() are empty, also after take_stats() and merge().
+TEST(CacheModelPerLine, DroppingPerLineContentionChangesNoOtherCount) {
+  CacheModel kept(CacheGeometry::tiny());
+  CacheModel dropped(CacheGeometry::tiny(), PerLineContention::dropped);
+  Rng rng{7};
+  for (int i = 0; i < 20000; ++i) {
+    const unsigned cpu = static_cast<unsigned>(rng.below(8));
+    const uint64_t line = rng.below(48);
+    const AK kind = rng.below(3) ? AK::load : AK::store;
+    ASSERT_EQ(kept.access(cpu, line, line % 2, kind), dropped.access(cpu, line, line % 2, kind)) << i;
+  }
+  ASSERT_GT(kept.stats().events.invalidations, 0u);
+  ASSERT_FALSE(kept.stats().top_lines(1).empty());
+  EXPECT_EQ(dropped.stats().sum(), kept.stats().sum());
+  EXPECT_EQ(dropped.stats().events, kept.stats().events);
+  EXPECT_EQ(dropped.stats().invalidations_sent(), kept.stats().invalidations_sent());
+  EXPECT_TRUE(dropped.stats().top_lines(10).empty());
+  EXPECT_EQ(dropped.stats().contention(kept.stats().top_lines(1)[0].line), nullptr);
+
+  CacheStats taken = dropped.take_stats();
+  EXPECT_EQ(dropped.stats().per_line(), PerLineContention::dropped);
+  taken.merge(kept.stats());
+  EXPECT_EQ(taken.sum(), 2 * kept.stats().sum());
+  EXPECT_TRUE(taken.top_lines(10).empty());
+}
+
 TEST_F(CacheModelTest, MergeAddsEverything) {
   store(0, 1);
   load(4, 1);

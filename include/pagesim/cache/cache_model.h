@@ -41,8 +41,9 @@ enum class LineState : uint8_t { I, S, E, M };
 
 class CacheModel {
  public:
-  // Throws InputError if g.validate() reports a problem.
-  explicit CacheModel(const CacheGeometry& g);
+  // Throws InputError if g.validate() reports a problem. `per_line` says whether stats()
+  // keeps per-line contention (CacheStats::top_lines).
+  explicit CacheModel(const CacheGeometry& g, PerLineContention per_line = PerLineContention::kept);
   ~CacheModel();
   CacheModel(CacheModel&&) noexcept;
   CacheModel& operator=(CacheModel&&) noexcept;
@@ -86,7 +87,8 @@ class CacheModel {
   void evict_range(uint64_t first_line, uint64_t n);
 
   const CacheStats& stats() const;
-  // Returns the statistics gathered so far and starts afresh (cache contents are kept).
+  // Returns the statistics gathered so far and starts afresh (cache contents and the
+  // per-line setting are kept).
   CacheStats take_stats();
 
   // Introspection, for tests and debugging. O(ways) each.

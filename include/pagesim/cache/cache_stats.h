@@ -78,13 +78,19 @@ struct Slice {
   std::optional<Home> home;
 };
 
+// Whether a CacheStats keeps per-line contention (top_lines(), contention()). Keeping it costs a
+// hash-map update per HITM and invalidation, in a map that grows to millions of lines at 128
+// CPUs; a caller that never reads it per line turns it off.
+enum class PerLineContention : uint8_t { kept, dropped };
+
 class CacheStats {
  public:
-  CacheStats();
+  explicit CacheStats(PerLineContention per_line = PerLineContention::kept);
 
   // Counts one access that ended in `o`.
   void record(Outcome o, const Attribution& a, Home h) { ++cells_[index(o, a.line_kind, a.site, a.ctx, h)]; }
-  // `n` private copies of `line` invalidated by a write charged to `a`.
+  // `n` private copies of `line` invalidated by a write charged to `a`. Counted per line only
+  // while per-line contention is kept; so is record_hitm().
   void record_invalidations(uint64_t line, const Attribution& a, uint64_t n);
   // A HITM (o is hitm_local or hitm_remote) on `line`.
   void record_hitm(uint64_t line, LineKind kind, Outcome o);
@@ -101,12 +107,16 @@ class CacheStats {
   void for_each(const std::function<void(Outcome, LineKind, Site, LockContext, Home, uint64_t)>& fn) const;
 
   // The n lines with most HITMs + invalidations, ordered by that total descending, then by
-  // line ascending. Calls `namer` once per returned line (if set).
+  // line ascending. Calls `namer` once per returned line (if set). Empty, and contention()
+  // null, when per-line contention is dropped.
   std::vector<ContendedLine> top_lines(size_t n, const LineNamer& namer = {}) const;
   const LineContention* contention(uint64_t line) const;
 
   CoherenceEvents events;
 
+  PerLineContention per_line() const { return per_line_; }
+
+  // Adds o's counts to these (o's per-line counts only if these keep them).
   CacheStats& merge(const CacheStats& o);
   CacheStats& operator+=(const CacheStats& o) { return merge(o); }
   friend bool operator==(const CacheStats&, const CacheStats&);
@@ -124,6 +134,7 @@ class CacheStats {
 
   std::vector<uint64_t> cells_;         // kNumOutcomes x kinds x sites x contexts x homes
   std::vector<uint64_t> inv_sent_;      // kinds x sites x contexts
+  PerLineContention per_line_;
   absl::flat_hash_map<uint64_t, LineContention> lines_;  // never iterated for output
 };
 
