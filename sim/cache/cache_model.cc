@@ -42,7 +42,7 @@ internal::SetPlacement socket_placement(const CacheGeometry& g, const HugeRegion
 
 }  // namespace
 
-CacheModel::Impl::Impl(const CacheGeometry& geometry)
+CacheModel::Impl::Impl(const CacheGeometry& geometry, PerLineContention per_line)
     : g(geometry),
       socket_sets(socket_sets_region(geometry)),
       l1(geometry.cores(), geometry.l1d, false),
@@ -52,7 +52,8 @@ CacheModel::Impl::Impl(const CacheGeometry& geometry)
       sf(geometry.sockets, geometry.snoop_filter, geometry.hash_shared_index,
          socket_placement(geometry, socket_sets, sf_offset_in_chunk(geometry))),
       // Both are built with hash_shared_index; equal set counts then give equal indices.
-      same_socket_index(shares_socket_sets(geometry)) {
+      same_socket_index(shares_socket_sets(geometry)),
+      stats(per_line) {
   if (socket_sets.data()) socket_stride = socket_chunk(g), sf_offset = sf_offset_in_chunk(g);
   for (unsigned c = 0; c < g.cpus(); ++c) {
     const CpuPlace p = g.place(c);
@@ -329,8 +330,7 @@ void CacheModel::Impl::count_killed(uint64_t line, const Attribution& attr, cons
 
 CacheModel::CacheModel(const CacheGeometry& g, PerLineContention per_line) {
   if (std::string err = g.validate(); !err.empty()) throw InputError("cache geometry: " + err);
-  impl_ = std::make_unique<Impl>(g);
-  impl_->stats = CacheStats(per_line);
+  impl_ = std::make_unique<Impl>(g, per_line);
 }
 CacheModel::~CacheModel() = default;
 CacheModel::CacheModel(CacheModel&&) noexcept = default;

@@ -57,7 +57,7 @@ struct CacheModel::Impl {
     return {i, same_socket_index ? i : sf.index(line)};
   }
 
-  explicit Impl(const CacheGeometry& geometry);
+  Impl(const CacheGeometry& geometry, PerLineContention per_line);
 
   Outcome access(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr);
   Ln ln_of(uint32_t id) const { return {ids.line(id), id}; }
