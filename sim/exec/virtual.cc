@@ -57,7 +57,7 @@ cache::Outcome VirtualCpu::model_access(uint64_t line, uint16_t home, AccessKind
 
 void VirtualCpu::record(const Line& first, AccessKind kind, Site site, uint32_t n, uint32_t stride) {
   for (uint32_t i = 0; i < n; ++i)
-    stream_.push_back(AccessRecord::of(Line{first.addr + uint64_t{i} * stride, first.node, first.kind}, site, kind));
+    stream_.push_back(AccessRecord::of(first.at(i, stride), site, kind));
 }
 
 void VirtualCpu::access(const Line& line, AccessKind kind, Site site) {
@@ -94,7 +94,7 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
     if (i + kVictimAhead < n && since_fill <= 2)
       eng_->cache_.prefetch_victim(model_cpu_, (first.addr + uint64_t{i + kVictimAhead} * stride) >> 6);
     sync();
-    const uint64_t line = (first.addr + uint64_t{i} * stride) >> 6;
+    const uint64_t line = first.at(i, stride).line();
     const cache::Outcome o = model_access(line, first.node, kind, attr);
     if (o != cache::Outcome::l1 && o != cache::Outcome::l2) since_fill = 0;
     const auto oi = static_cast<unsigned>(o);

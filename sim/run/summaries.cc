@@ -18,19 +18,19 @@ const char* context_suffix(LockContext ctx) {
     case LockContext::zone_lock: return "in_zone_lock";
     case LockContext::hugetlb_lock: return "in_hugetlb_lock";
     case LockContext::irq_off: return "irq_off";
-    default: return "outside_locks";
+    case LockContext::none:
+    case LockContext::kCount: break;
   }
+  return "outside_locks";
 }
-constexpr LockContext kContexts[] = {LockContext::zone_lock, LockContext::hugetlb_lock, LockContext::irq_off,
-                                     LockContext::none};
 }  // namespace
 
 void summarize_accesses(const AccessCounters& a, CacheSummary& c) {
   c.counters["line_accesses"] = a.total;
   for (unsigned k = 0; k < kNumLineKinds; ++k)
     c.counters[fmt::format("lines_{}", line_kind_name(static_cast<LineKind>(k)))] = a.by_line_kind[k];
-  for (LockContext ctx : kContexts)
-    c.counters[fmt::format("struct_page_{}", context_suffix(ctx))] = a.struct_page_by_context[static_cast<unsigned>(ctx)];
+  for (unsigned i = 0; i < kNumLockContexts; ++i)
+    c.counters[fmt::format("struct_page_{}", context_suffix(static_cast<LockContext>(i)))] = a.struct_page_by_context[i];
   for (unsigned s = 0; s < kNumSites; ++s)
     if (a.struct_page_by_site[s]) c.counters[fmt::format("struct_page_at_{}", site_name(static_cast<Site>(s)))] = a.struct_page_by_site[s];
   if (a.hold_lines) c.counters["artificial_hold_lines"] = a.hold_lines;
@@ -52,7 +52,8 @@ void summarize_cache_model(const cache::CacheStats& st, CacheSummary& c) {
   for (const auto& [name, n] : events) c.counters[fmt::format("model_event_{}", name)] = n;
   // Struct-page lines that missed the private caches (served by an LLC, a HITM or DRAM), by
   // the lock held at the time: what lengthens a zone->lock or hugetlb_lock hold.
-  for (LockContext ctx : kContexts) {
+  for (unsigned i = 0; i < kNumLockContexts; ++i) {
+    const auto ctx = static_cast<LockContext>(i);
     uint64_t misses = 0;
     for (unsigned o = static_cast<unsigned>(cache::Outcome::llc_local); o < cache::kNumDemandOutcomes; ++o)
       misses += st.sum(cache::Slice{static_cast<cache::Outcome>(o), LineKind::struct_page, {}, ctx, {}});

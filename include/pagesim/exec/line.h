@@ -30,6 +30,8 @@ struct Line {
   LineKind kind = LineKind::struct_page;
 
   uint64_t line() const { return addr >> 6; }
+  // The i-th line of a walk from this one, `stride` bytes apart (same node and kind).
+  Line at(uint64_t i, uint32_t stride) const { return {addr + i * stride, node, kind}; }
   friend bool operator==(const Line&, const Line&) = default;
 };
 

@@ -59,7 +59,7 @@ class UniprocessorExec {
     if (record_) stream_.push_back(AccessRecord::of(line, site, kind));
   }
   void access_range(const Line& first, uint32_t n, uint32_t stride, AccessKind kind, Site site) {
-    for (uint32_t i = 0; i < n; ++i) access(Line{first.addr + uint64_t{i} * stride, first.node, first.kind}, kind, site);
+    for (uint32_t i = 0; i < n; ++i) access(first.at(i, stride), kind, site);
   }
 
   // --- observation ---
