@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "pagesim/exec/uniprocessor.h"
+#include "pagesim/engine/uniprocessor/uniprocessor.h"
 #include "pagesim/mm/config.h"
 #include "pagesim/mm/page_alloc.h"
 

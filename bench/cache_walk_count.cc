@@ -1,7 +1,7 @@
 // A fixed amount of cache-model work, for counting tools: run it under cachegrind
 // (`valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes build/bench/cache_walk_count`)
 // to get instructions, simulated cache misses and branch mispredictions per modelled access,
-// which this VM's noisy timings cannot resolve (docs/performance.md, "Compact state").
+// which a noisy host's timings cannot resolve (docs/performance.md, "Measuring").
 //
 // The Ice Lake-SP 8358 geometry is warmed with 6,000 struct-page walks (a random CPU of 128,
 // a random 2 MiB block of 128 GiB: 512 loads, then 512 stores, prefetch_sets 8 lines and

@@ -3,7 +3,7 @@
 // accesses, i.e. cache-model calls, per second of host time).
 #include <benchmark/benchmark.h>
 
-#include "pagesim/exec/virtual.h"
+#include "pagesim/engine/virtual/virtual.h"
 #include "pagesim/mm/config.h"
 #include "pagesim/mm/page_alloc.h"
 #include "pagesim/vt/machine_model.h"

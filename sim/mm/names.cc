@@ -1,45 +1,11 @@
-// Names of kernel enums and model tags, as the kernel prints them.
+// Names of the mm enums (migratetypes, zones, vm events, memmap backing), as the kernel prints them.
 #include <array>
 #include <string_view>
 
-#include "pagesim/exec/exec.h"
 #include "pagesim/mm/memmap.h"
 #include "pagesim/mm/types.h"
 
-namespace pagesim {
-
-std::string_view site_name(Site s) {
-  static constexpr std::array<std::string_view, kNumSites> kNames = {
-#define PAGESIM_SITE_NAME(id, name) name,
-      PAGESIM_SITES(PAGESIM_SITE_NAME)
-#undef PAGESIM_SITE_NAME
-  };
-  const auto i = static_cast<unsigned>(s);
-  return i < kNumSites ? kNames[i] : "?";
-}
-
-std::string_view line_kind_name(LineKind k) {
-  static constexpr std::array<std::string_view, kNumLineKinds> kNames = {
-      "struct_page", "lock_word", "list_head", "zone_meta", "pcp_meta", "counter", "data"};
-  const auto i = static_cast<unsigned>(k);
-  return i < kNumLineKinds ? kNames[i] : "?";
-}
-
-std::string_view access_kind_name(AccessKind k) {
-  switch (k) {
-    case AccessKind::load: return "load";
-    case AccessKind::store: return "store";
-    case AccessKind::rmw: return "rmw";
-    case AccessKind::prefetch: return "prefetch";
-  }
-  return "?";
-}
-
-std::string_view lock_class_name(LockClass c) {
-  return c == LockClass::zone_lock ? "&zone->lock" : "hugetlb_lock";
-}
-
-namespace mm {
+namespace pagesim::mm {
 
 std::string_view migratetype_name(unsigned mt) {
   static constexpr std::array<std::string_view, MIGRATE_TYPES> kNames = {
@@ -100,5 +66,4 @@ std::string_view memmap_backing_name(MemmapBacking b) {
   return "?";
 }
 
-}  // namespace mm
-}  // namespace pagesim
+}  // namespace pagesim::mm

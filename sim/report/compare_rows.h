@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pagesim/run/result.h"
+#include "pagesim/result/run_result.h"
 #include "stats.h"
 
 namespace pagesim::report {

@@ -8,30 +8,41 @@
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <memory>
 #include <optional>
 #include <thread>
 
-#include "engine.h"
-#include "summaries.h"
+#include "pagesim/engine/engine.h"
 #include "pagesim/error.h"
 #include "pagesim/mm/invariants.h"
 #include "pagesim/mm/memmap.h"
 #include "pagesim/mm/page.h"
 #include "pagesim/rng.h"
+#include "pagesim/workload/registry.h"
 
 namespace pagesim::run {
+
+namespace {
+
+struct EngineInfo {
+  std::string name;
+  std::string description;
+  void (*run)(const engine::RunInput&, const engine::Program&);
+};
 
 const std::vector<EngineInfo>& engines() {
   static const std::vector<EngineInfo> kEngines = {
       {"uniprocessor", "one host thread plays every CPU in turn; deterministic; access counts, no timing model",
-       run_uniprocessor},
+       engine::run_uniprocessor},
       {"native", "one OS thread per CPU, real locks and memory; lock_stat, IRQ-off times, host timings",
-       run_native},
+       engine::run_native},
       {"virtual", "tasks as fibers on virtual CPUs, one host thread; deterministic virtual time from a machine file",
-       run_virtual},
+       engine::run_virtual},
   };
   return kEngines;
 }
+
+}  // namespace
 
 std::vector<std::string> engine_names() {
   std::vector<std::string> names;
@@ -45,6 +56,34 @@ std::string engine_description(const std::string& name) {
   return {};
 }
 
+const std::vector<MetricInfo>& metric_table() {
+  static const std::vector<MetricInfo> kTable = [] {
+    std::vector<MetricInfo> t = {
+        {"pcp_refills", "", kAllEngines, "rmqueue_bulk calls that refilled a pcp list (vmstat pcp_refill)"},
+        {"pcp_drains", "", kAllEngines, "free_pcppages_bulk calls (vmstat pcp_drain)"},
+        {"bad_pages", "", kAllEngines, "bad_page() reports"},
+        {"leaked_pages", "", kAllEngines, "pages abandoned after a failed check"},
+        {"nr_free_pages_drift", "pages", kAllEngines, "leaked pages still counted in NR_FREE_PAGES (the v5.17 bug)"},
+        {"valid.zone_below_low_wmark", "", kAllEngines, "1 if an allocation failed the low-watermark pass or a zone ends below it"},
+        {"valid.slowpath_entered", "", kAllEngines, "__alloc_pages_slowpath entries"},
+        {"valid.remote_fallback", "", kAllEngines, "numa_miss: allocations served by another node than the preferred one"},
+        {"valid.causality_slack", "", kAllEngines, "accesses run ahead of the next clock (virtual engine)"},
+        {"model_valid", "", kAllEngines, "1 when every valid.* flag is 0"},
+    };
+    for (MetricInfo& i : t) i.owner = "runner";
+    for (const MetricInfo& i : engine::engine_metrics()) t.push_back(i);
+    for (const workload::WorkloadInfo& w : workload::registered_workloads()) t.insert(t.end(), w.metrics.begin(), w.metrics.end());
+    return t;
+  }();
+  return kTable;
+}
+
+const MetricInfo* find_metric(std::string_view name) {
+  for (const MetricInfo& m : metric_table())
+    if (metric_matches(m, name)) return &m;
+  return nullptr;
+}
+
 uint64_t repeat_seed(uint64_t seed, unsigned repeat) {
   uint64_t x = seed + repeat * 0x632be59bd9b4e019ull;
   return repeat == 0 ? seed : splitmix64(x);
@@ -52,7 +91,8 @@ uint64_t repeat_seed(uint64_t seed, unsigned repeat) {
 
 namespace {
 
-// The model's assumptions for reclaim-free, fallback-free, causally exact runs (brief section 5):
+// The model's assumptions for reclaim-free, fallback-free, causally exact runs (docs/output.md,
+// "Validity flags"):
 // each flag is 0 when the assumption held; model_valid is 1 when all held.
 void validity_flags(const mm::Machine& m, const uint64_t* ev, RunResult& r) {
   bool below_low = ev[mm::ALLOC_SLOWPATH] > 0;  // the low-watermark pass failed
@@ -98,7 +138,7 @@ void collect_common(const mm::Machine& m, RunResult& r) {
   for (const mm::ZoneCensus& c : r.zones) unaccounted += c.leaked_unaccounted;
   r.metrics["nr_free_pages_drift"] = static_cast<double>(unaccounted);
   validity_flags(m, ev, r);
-  check_invariants_into(m, r.invariant_checks, r.violations);
+  run::check_invariants_into(m, r.invariant_checks, r.violations);
   for (const mm::BadPageReport& b : m.bad_page_reports())
     r.bad_page_reports.push_back(fmt::format("BUG: Bad page state in process pagesim  pfn:{:x} cpu:{} reason: {}", b.pfn, b.cpu, b.reason));
   if (m.bad_pages_suppressed())
@@ -111,10 +151,12 @@ void collect_common(const mm::Machine& m, RunResult& r) {
 
 RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned repeat, const RunOptions& opt) {
   const scenario::Variant& v = sc.variants.at(variant_index);
-  const EngineInfo* engine = nullptr;
+  const EngineInfo* eng = nullptr;
   for (const EngineInfo& e : engines())
-    if (e.name == sc.engine) engine = &e;
-  if (!engine) throw InputError(fmt::format("{}: engine '{}' is not available", sc.file, sc.engine));
+    if (e.name == sc.engine) eng = &e;
+  if (!eng) throw InputError(fmt::format("{}: engine '{}' is not available", sc.file, sc.engine));
+  const workload::WorkloadInfo* w = workload::find_workload(sc.workload);
+  if (!w) throw InputError(fmt::format("{}: workload '{}' is not registered", sc.file, sc.workload));
   RunResult r;
   r.variant = v.name;
   r.engine = sc.engine;
@@ -125,8 +167,8 @@ RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned r
   const auto t0 = std::chrono::steady_clock::now();
   mm::Machine m(sc.machine, v.config);
   if (opt.progress) opt.progress(Progress{v.name, repeat, sc.repeats, "measure", 0});
-  RunContext ctx{sc, v, r.seed, opt, m, r};
-  engine->run(ctx);
+  const std::unique_ptr<engine::Program> program = w->make(workload::Args{sc.params, sc.warmup_ops});
+  eng->run(engine::RunInput{m, r.seed, opt.short_mode, sc.engine_options, sc.file, r}, *program);
   collect_common(m, r);
   if (opt.capture) opt.capture(m, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

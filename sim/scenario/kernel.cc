@@ -1,8 +1,8 @@
 // The `kernel` section: presets to compare, knob overrides, and named variants for ablations.
 #include <fmt/format.h>
 
-#include "diagnostics.h"
-#include "pagesim/scenario/units.h"
+#include "pagesim/config/diagnostics.h"
+#include "pagesim/config/units.h"
 #include "sections.h"
 
 namespace pagesim::scenario::detail {

@@ -9,11 +9,11 @@
 #include <limits>
 #include <sstream>
 
-#include "diagnostics.h"
+#include "pagesim/config/diagnostics.h"
 #include "overrides.h"
 #include "pagesim/error.h"
-#include "pagesim/exec/sched.h"
-#include "pagesim/scenario/units.h"
+#include "pagesim/engine/virtual/sched.h"
+#include "pagesim/config/units.h"
 #include "sections.h"
 #include "sweep.h"
 
@@ -147,8 +147,8 @@ void override_outputs(ScenarioSet& set, const Outputs& o) {
   }
 }
 
-std::string describe_param(const workload::ParamSpec& s) {
-  using workload::ParamType;
+std::string describe_param(const config::ParamSpec& s) {
+  using config::ParamType;
   std::string type(param_type_name(s.type));
   if (s.type == ParamType::choice) type += " of " + join(s.choices, "|");
   auto bound = [&](double b) { return bound_text(s.type, b); };

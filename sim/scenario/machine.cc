@@ -1,10 +1,10 @@
 // The `machine` section.
 #include <fmt/format.h>
 
-#include "diagnostics.h"
+#include "pagesim/config/diagnostics.h"
 #include "pagesim/mm/config.h"
 #include "pagesim/mm/types.h"
-#include "pagesim/scenario/units.h"
+#include "pagesim/config/units.h"
 #include "sections.h"
 
 namespace pagesim::scenario::detail {

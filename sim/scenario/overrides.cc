@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "diagnostics.h"
-#include "pagesim/scenario/units.h"
+#include "pagesim/config/diagnostics.h"
+#include "pagesim/config/units.h"
 
 namespace pagesim::scenario::detail {
 

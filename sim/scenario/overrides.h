@@ -4,9 +4,11 @@
 
 #include <string>
 
-#include "tree.h"
+#include "pagesim/config/tree.h"
 
 namespace pagesim::scenario::detail {
+
+using namespace pagesim::config;  // the tree, schema and diagnostics the sections are read with
 
 // Applies one override. Missing maps along the path are created (the schema then rejects
 // unknown keys at the override's position); `key[i]` indexes an existing list. Throws

@@ -12,9 +12,11 @@
 #include "pagesim/mm/machine_spec.h"
 #include "pagesim/scenario/scenario.h"
 #include "pagesim/workload/registry.h"
-#include "schema.h"
+#include "pagesim/config/schema.h"
 
 namespace pagesim::scenario::detail {
+
+using namespace pagesim::config;  // the tree, schema and diagnostics the sections are read with
 
 // Sets knob `name` of `cfg` from the scalar `n` through mm::set_knob, which defines what is
 // valid; fails at n's position naming `path`. Returns the value as written.
@@ -38,7 +40,7 @@ KernelSection read_kernel(const Node* n, const Pos& where, const std::string& mi
 
 struct WorkloadSection {
   std::string name;
-  workload::Params params;
+  config::Params params;
   nlohmann::ordered_json resolved;
 };
 WorkloadSection read_workload(const Node& n, const std::vector<workload::WorkloadInfo>& workloads);

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "diagnostics.h"
+#include "pagesim/config/diagnostics.h"
 
 namespace pagesim::scenario::detail {
 

@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "tree.h"
+#include "pagesim/config/tree.h"
 
 namespace pagesim::scenario::detail {
+
+using namespace pagesim::config;  // the tree, schema and diagnostics the sections are read with
 
 struct SweepSite {
   std::string key;              // "machine.cpus_per_node", "machine.nodes[1].cpus"

@@ -1,7 +1,7 @@
 // The `workload` section: a registered workload and its typed parameters.
 #include <fmt/format.h>
 
-#include "diagnostics.h"
+#include "pagesim/config/diagnostics.h"
 #include "sections.h"
 
 namespace pagesim::scenario::detail {
@@ -17,18 +17,18 @@ WorkloadSection read_workload(const Node& n, const std::vector<workload::Workloa
     if (w.name == out.name) info = &w;
 
   std::vector<std::string> declared;
-  for (const workload::ParamSpec& p : info->params) declared.push_back(p.name);
+  for (const config::ParamSpec& p : info->params) declared.push_back(p.name);
   const Node absent{Node::Kind::null, {}, false, n.pos, {}, {}};
   const MapView params(m.has("params") ? *m.get("params") : absent, m.path("params"), declared);
-  std::map<std::string, workload::ParamValue> values;
+  std::map<std::string, config::ParamValue> values;
   out.resolved["name"] = out.name;
   nlohmann::ordered_json& pj = out.resolved["params"] = nlohmann::ordered_json::object();
-  for (const workload::ParamSpec& p : info->params) {
+  for (const config::ParamSpec& p : info->params) {
     const Node* v = params.get(p.name);
     values[p.name] = v ? read_param(*v, params.path(p.name), p) : p.default_value;
     pj[p.name] = param_json(p, values[p.name]);
   }
-  out.params = workload::Params(std::move(values));
+  out.params = config::Params(std::move(values));
   return out;
 }
 

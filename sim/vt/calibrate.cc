@@ -20,7 +20,7 @@
 #include "calibrate_fallbacks.h"
 #include "pagesim/huge_region.h"
 #include "pagesim/rng.h"
-#include "pagesim/scenario/units.h"
+#include "pagesim/config/units.h"
 
 namespace pagesim::vt {
 
@@ -47,7 +47,7 @@ double median_of(unsigned runs, Fn once) {
   return median(std::move(v));
 }
 
-std::string size_text(uint64_t bytes) { return scenario::format_size(static_cast<int64_t>(bytes)); }
+std::string size_text(uint64_t bytes) { return config::format_size(static_cast<int64_t>(bytes)); }
 
 // The chase buffer is a HugeRegion: with THP a random walk over it rarely misses the TLB, so
 // the chase times the memory, not page walks.

@@ -8,7 +8,7 @@
 #include <set>
 #include <utility>
 
-#include "pagesim/scenario/units.h"
+#include "pagesim/config/units.h"
 #include "pagesim/vt/calibrate.h"
 
 namespace pagesim::vt {
@@ -29,7 +29,7 @@ std::string first_line(const fs::path& p) {
 }
 
 std::optional<unsigned> read_unsigned(const fs::path& p) {
-  const std::optional<uint64_t> v = scenario::parse_decimal_unsigned(first_line(p));
+  const std::optional<uint64_t> v = config::parse_decimal_unsigned(first_line(p));
   return v ? std::optional<unsigned>(static_cast<unsigned>(*v)) : std::nullopt;
 }
 
@@ -41,8 +41,8 @@ std::optional<std::vector<unsigned>> cpu_list(const std::string& text) {
     const size_t comma = std::min(text.find(',', pos), text.size());
     const std::string item = text.substr(pos, comma - pos);
     const size_t dash = item.find('-');
-    const auto lo = scenario::parse_decimal_unsigned(item.substr(0, dash));
-    const auto hi = dash == std::string::npos ? lo : scenario::parse_decimal_unsigned(item.substr(dash + 1));
+    const auto lo = config::parse_decimal_unsigned(item.substr(0, dash));
+    const auto hi = dash == std::string::npos ? lo : config::parse_decimal_unsigned(item.substr(dash + 1));
     if (!lo || !hi || *hi < *lo) return std::nullopt;
     for (uint64_t c = *lo; c <= *hi; ++c) out.push_back(static_cast<unsigned>(c));
     pos = comma + 1;
@@ -56,7 +56,7 @@ HostTopology::Cache cache_of(unsigned level) {
   for (const fs::directory_entry& e : fs::directory_iterator(kCpuDir / "cpu0" / "cache", ec)) {
     if (e.path().filename().string().rfind("index", 0) != 0) continue;
     if (read_unsigned(e.path() / "level") != level || first_line(e.path() / "type") == "Instruction") continue;
-    const std::optional<int64_t> bytes = scenario::parse_size(first_line(e.path() / "size"));
+    const std::optional<int64_t> bytes = config::parse_size(first_line(e.path() / "size"));
     const std::optional<unsigned> ways = read_unsigned(e.path() / "ways_of_associativity");
     if (bytes && *bytes > 0 && ways && *ways > 0) return {static_cast<uint64_t>(*bytes), *ways};
   }
@@ -98,7 +98,7 @@ void read_cpuinfo(HostTopology& t) {
       t.cpu_model = value;
       have_model = true;
     } else if (key == "cpu MHz" && !have_mhz) {
-      t.cpuinfo_mhz = scenario::parse_number(value).value_or(0);
+      t.cpuinfo_mhz = config::parse_number(value).value_or(0);
       have_mhz = true;
     }
   }

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "../scenario/diagnostics.h"
-#include "../scenario/schema.h"
-#include "../scenario/tree.h"
+#include "pagesim/config/diagnostics.h"
+#include "pagesim/config/schema.h"
+#include "pagesim/config/tree.h"
 #include "pagesim/error.h"
 
 #ifndef PAGESIM_MACHINES_DIR
@@ -23,11 +23,11 @@ namespace pagesim::vt {
 
 namespace {
 
-using namespace scenario::detail;
+using namespace config;
 
 double number(const MapView& m, std::string_view key, double lo, double hi) {
-  workload::ParamSpec spec;
-  spec.type = workload::ParamType::number;
+  config::ParamSpec spec;
+  spec.type = config::ParamType::number;
   spec.min = lo;
   spec.max = hi;
   return std::get<double>(read_param(m.require(key), m.path(key), spec));
@@ -61,7 +61,7 @@ double MachineModel::extra_latency_ps(double u) const {
 }
 
 MachineModel parse_machine_model(const std::string& yaml, const std::string& name) {
-  auto src = std::make_shared<const scenario::detail::Source>(scenario::detail::Source{name, yaml});
+  auto src = std::make_shared<const config::Source>(config::Source{name, yaml});
   const Node root = parse_yaml(src, src->text);
   const MapView top(root, "", {"name", "topology", "frequency_ghz", "caches", "latency", "memory", "locks"});
   MachineModel mm;

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "pagesim/scenario/units.h"
+#include "pagesim/config/units.h"
 #include "pagesim/vt/machine_model.h"
 
 namespace pagesim::vt {
@@ -32,7 +32,7 @@ std::string quoted(const std::string& s) {
 }
 
 std::string level(const cache::CacheLevel& l) {
-  return fmt::format("{{size: {}, ways: {}}}", scenario::format_size(static_cast<int64_t>(l.bytes())), l.ways);
+  return fmt::format("{{size: {}, ways: {}}}", config::format_size(static_cast<int64_t>(l.bytes())), l.ways);
 }
 
 // The cycle count that cycles_to_ps turned into `ps` (its integer division loses < 0.01 cycle).

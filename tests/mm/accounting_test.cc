@@ -1,4 +1,4 @@
-// NR_FREE_PAGES accounting of leaked bad pages, per preset and per path (brief §3, §7).
+// NR_FREE_PAGES accounting of leaked bad pages, per preset and per path (docs/model.md, "Variants" and "Accounting and invariants").
 // Under v5.17 a bad block leaked on the buddy path stays counted as free (the drift equals the
 // leaked pages); every other preset/path combination leaves no drift.
 #include "pagesim/mm/fault_inject.h"

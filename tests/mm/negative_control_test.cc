@@ -1,4 +1,4 @@
-// The negative control (brief §3): with high-order pcp lists, order-9 allocations never take the
+// The negative control (docs/model.md, "Variants"): with high-order pcp lists, order-9 allocations never take the
 // buddy path, so Eric's patch changes nothing for an order-9 workload: same state, counters and
 // access stream as v5.17.
 #include <vector>

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "pagesim/exec/uniprocessor.h"
+#include "pagesim/engine/uniprocessor/uniprocessor.h"
 #include "pagesim/mm/config.h"
 #include "pagesim/mm/invariants.h"
 #include "pagesim/mm/machine.h"

@@ -9,7 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include "pagesim/exec/uniprocessor.h"
+#include "pagesim/engine/uniprocessor/uniprocessor.h"
 #include "pagesim/mm/page_alloc.h"
 #include "report_test_util.h"
 

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "pagesim/run/result.h"
+#include "pagesim/result/run_result.h"
 
 namespace pagesim::test {
 

@@ -9,8 +9,8 @@
 namespace pagesim::scenario::testing {
 namespace {
 
-using workload::ParamSpec;
-using workload::ParamType;
+using config::ParamSpec;
+using config::ParamType;
 
 constexpr const char* kSmall = R"(machine:
   nodes: 2

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
-#include "pagesim/exec/uniprocessor.h"
+#include "pagesim/engine/uniprocessor/uniprocessor.h"
 #include "pagesim/mm/config.h"
 #include "pagesim/mm/invariants.h"
 #include "pagesim/report/procfs.h"

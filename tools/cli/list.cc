@@ -62,7 +62,7 @@ int list() {
   fmt::print("Workloads (workload.name, workload.params):\n");
   for (const workload::WorkloadInfo& w : workload::registered_workloads()) {
     fmt::print("  {:<20} {}\n", w.name, w.description);
-    for (const workload::ParamSpec& p : w.params) fmt::print("      {}\n", scenario::describe_param(p));
+    for (const config::ParamSpec& p : w.params) fmt::print("      {}\n", scenario::describe_param(p));
   }
   fmt::print("\nPresets (kernel.preset, kernel.presets):\n");
   for (const std::string& p : mm::preset_names()) fmt::print("  {:<20}{}\n", p, preset_delta(p));
@@ -71,6 +71,10 @@ int list() {
   for (const mm::KnobInfo& k : mm::knob_infos()) fmt::print("  {:<30} {:<30} {}\n", k.name, k.values, k.description);
   fmt::print("\nEngines (engine):\n");
   for (const std::string& e : run::engine_names()) fmt::print("  {:<20} {}\n", e, run::engine_description(e));
+  fmt::print("\nMetrics (per run under \"metrics\" in the JSON; {{x}} stands for a node, site or iteration):\n");
+  for (const run::MetricInfo& m : run::metric_table())
+    fmt::print("  {:<38} {:<6} {:<30} {}: {}{}\n", m.name, m.unit.empty() ? "-" : m.unit, run::engine_mask_names(m.engines),
+               m.owner, m.description, m.host_timed ? " [host-timed on uniprocessor/native]" : "");
   fmt::print("\nCounters (per run under \"vmstat\" in the JSON, and in --proc vmstat):\n");
   for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i)
     fmt::print("  {:<26} {}\n", mm::vm_event_name(i), mm::vm_event_description(i));

@@ -80,7 +80,8 @@ class CacheModel {
   void replay(std::span<const std::vector<TimedAccess>> logs);
 
   // Empties every cache and snoop filter (dirty data is dropped, not counted). Statistics
-  // are kept. The brief's store loops flush between phases.
+  // are kept. The virtual engine flushes after each usemem store loop (docs/machine-model.md,
+  // "Memory model (analytic)").
   void flush_all();
   // Drops lines [first_line, first_line + n) from every cache, without counting anything:
   // a bulk eviction, e.g. of a buffer that the workload overwrote outside the model.

@@ -2,7 +2,7 @@
 // associativity of each level.
 //
 // Defaults describe one Ice Lake-SP Xeon Platinum 8358 box as the kernel test robot ran it
-// (brief machine-numbers.md §B): 2 sockets x 32 cores x 2 threads; per core a 48 KiB 12-way
+// (docs/cache-model.md, "Geometry sources"): 2 sockets x 32 cores x 2 threads; per core a 48 KiB 12-way
 // L1d and a 1.25 MiB 20-way L2 (InstLatx64 GenuineIntel00606A6_ICX CPUID dump; Intel support
 // article 000027820); per socket a 48 MiB 12-way LLC, 1.5 MiB per core, non-inclusive of the
 // private caches (same sources). The snoop filter's size is not published: see

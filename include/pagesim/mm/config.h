@@ -1,6 +1,6 @@
 // Kernel variants: the policy knobs of the 2022 linux-mm thread and the presets built from them.
 //
-// Presets (brief §3):
+// Presets (docs/model.md, "Variants"):
 //   v5.17        check_new_pages() under zone->lock on the buddy path, head-only pcp checks,
 //                leaked buddy-path blocks stay counted in NR_FREE_PAGES (the bug).
 //   v5.17+eric   3313204c8ad5: the buddy-path check after the unlock; leak accounting fixed.
@@ -19,7 +19,7 @@ namespace pagesim::mm {
 enum class BuddyCheck : uint8_t { under_lock, after_unlock };
 enum class PcpCheckScope : uint8_t { head, all_subpages };
 enum class LeakAccounting : uint8_t { v5_17_bug, fixed };
-// Ablations of Mel's subpage walk (brief §3).
+// Ablations of Mel's subpage walk (docs/model.md, "Checks and bad pages").
 enum class MelWalk : uint8_t { normal, zero_cost, outside_lock };
 enum class FreeBulk : uint8_t { v5_17, v5_18 };
 

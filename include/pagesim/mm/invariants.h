@@ -1,4 +1,4 @@
-// The invariant checker (brief §7): the model's CONFIG_DEBUG_VM, run at quiescent points
+// The invariant checker (docs/model.md, "Accounting and invariants"): the model's CONFIG_DEBUG_VM, run at quiescent points
 // (no CPU inside the allocator). It reads the Machine directly and never changes it.
 #pragma once
 
@@ -32,7 +32,7 @@ struct InvariantReport {
   bool ok() const { return violations.empty(); }
 };
 
-// Checks every invariant of brief §7 on every populated zone. Walks every free list and pcp
+// Checks every invariant of docs/model.md, "Accounting and invariants", on every populated zone. Walks every free list and pcp
 // list and scans the memmap of each initialised section (for unmerged buddies), so its cost is
 // linear in the initialised memory.
 InvariantReport check_invariants(const Machine& m);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "pagesim/mm/machine.h"
-#include "pagesim/run/result.h"
+#include "pagesim/result/run_result.h"
 
 namespace pagesim::report {
 

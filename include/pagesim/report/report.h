@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pagesim/run/result.h"
+#include "pagesim/result/run_result.h"
 #include "pagesim/scenario/scenario.h"
 
 namespace pagesim::report {

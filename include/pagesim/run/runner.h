@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "pagesim/mm/machine.h"
-#include "pagesim/run/result.h"
+#include "pagesim/result/metrics.h"
+#include "pagesim/result/run_result.h"
 #include "pagesim/scenario/scenario.h"
 
 namespace pagesim::run {
@@ -47,6 +48,12 @@ unsigned auto_jobs(const scenario::ScenarioSet& set);
 // a time. The callbacks are never called concurrently. Stops early (returning the runs that
 // finished, in order, up to the first that did not) when *opt.interrupt becomes true.
 std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOptions& opt);
+
+// Every declared metric of runs[].metrics: the runner's, the engines' and each workload's (a
+// workload's metric may be declared by several workloads, once each). find_metric matches a
+// concrete name ("irq_off_rmqueue_bulk_count") against the patterns.
+const std::vector<MetricInfo>& metric_table();
+const MetricInfo* find_metric(std::string_view name);
 
 // Engines available, and one line describing each.
 std::vector<std::string> engine_names();

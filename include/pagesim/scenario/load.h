@@ -51,6 +51,6 @@ void override_outputs(ScenarioSet& set, const Outputs& o);
 
 // One line describing a workload parameter, for `pagesim list` and docs:
 // "ops  integer in [1, 1000000000000], default 200000: allocation or free operations".
-std::string describe_param(const workload::ParamSpec& spec);
+std::string describe_param(const config::ParamSpec& spec);
 
 }  // namespace pagesim::scenario

@@ -12,7 +12,8 @@
 
 #include "pagesim/mm/config.h"
 #include "pagesim/mm/machine_spec.h"
-#include "pagesim/workload/registry.h"
+#include "pagesim/config/params.h"
+#include "pagesim/engine/engine.h"
 
 namespace pagesim::scenario {
 
@@ -34,28 +35,15 @@ struct SweepPoint {
   std::string value;  // as written, e.g. "4"
 };
 
-// Engine options (`engine:` as a map). The uniprocessor engine ignores them.
-struct EngineOptions {
-  std::string lock = "qspinlock";  // qspinlock | ticket | mutex (native)
-  bool pin = false;                // pin CPU threads to host CPUs (native)
-  bool oversubscribe = false;      // allow more CPUs than host cores (native; forces mutex)
-  bool track = true;               // count and log cache-line accesses
-  bool lock_stat = true;           // lock_stat and IRQ-off statistics (native)
-  std::string machine_file;        // virtual: the machine file ("" = machines/icx-8358-2s.yaml)
-  std::string sched = "pinned";    // virtual: the scheduler policy (pagesim/exec/sched.h)
-  std::string sched_trace;         // virtual: the trace policy's placement file
-  uint64_t slack_ns = 0;           // virtual: causality slack (0 = strict)
-};
-
 struct Scenario {
   std::string file;                 // the YAML file it came from
   std::string description;
   mm::MachineSpec machine;
   std::vector<Variant> variants;    // the first is the base of comparisons
   std::string workload;             // a registered workload name
-  workload::Params params;
+  config::Params params;
   std::string engine = "uniprocessor";
-  EngineOptions engine_options;
+  ::pagesim::engine::EngineOptions engine_options;
   unsigned repeats = 1;
   uint64_t seed = 1;
   uint64_t warmup_ops = 0;          // workload-defined unit; 0 = no warm-up phase

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "pagesim/exec/uniprocessor.h"
+#include "pagesim/engine/uniprocessor/uniprocessor.h"
 #include "pagesim/mm/fault_inject.h"
 #include "pagesim/mm/machine.h"
 #include "pagesim/mm/page_alloc.h"

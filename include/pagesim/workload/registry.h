@@ -1,60 +1,33 @@
-// The workload registry: workloads register by name with typed parameters (Ramulator-style
-// self-registration), so the scenario layer can validate `workload.params` and `pagesim list`
-// can describe them.
+// The workload registry: each workload lives in its own folder (sim/workload/<name>/) with its
+// typed parameters, its task bodies for every engine's driver and the metrics it reports, and
+// registers itself with one line in sim/workload/workloads.def. The scenario layer validates
+// `workload.params` against the declared parameters; `pagesim list` describes them.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <optional>
 #include <string>
-#include <variant>
 #include <vector>
+
+#include "pagesim/config/params.h"
+#include "pagesim/engine/engine.h"
+#include "pagesim/result/metrics.h"
 
 namespace pagesim::workload {
 
-enum class ParamType : uint8_t {
-  integer,   // decimal only
-  size,      // bytes; K/M/G/T suffixes (powers of 1024), as LKP writes them
-  duration,  // nanoseconds; s/ms/us/ns suffixes
-  number,    // floating point
-  boolean,
-  string,
-  choice,    // one of `choices`
-};
-
-using ParamValue = std::variant<int64_t, double, bool, std::string>;
-
-struct ParamSpec {
-  std::string name;
-  ParamType type = ParamType::integer;
-  ParamValue default_value;
-  std::optional<double> min, max;     // for integer, size, duration and number
-  std::vector<std::string> choices;   // for choice
-  std::string description;
-};
-
-// Parameters after validation: every declared parameter present, with its declared type
-// (integer/size/duration as int64_t, number as double, boolean as bool, string/choice as string).
-class Params {
- public:
-  Params() = default;
-  explicit Params(std::map<std::string, ParamValue> values) : values_(std::move(values)) {}
-  int64_t integer(const std::string& name) const;
-  double number(const std::string& name) const;
-  bool boolean(const std::string& name) const;
-  const std::string& string(const std::string& name) const;
-  const std::map<std::string, ParamValue>& values() const { return values_; }
-
- private:
-  std::map<std::string, ParamValue> values_;
+// What a workload is built from.
+struct Args {
+  const config::Params& params;  // validated against WorkloadInfo::params
+  uint64_t warmup_ops = 0;       // the scenario's warm-up, in the workload's own unit
 };
 
 struct WorkloadInfo {
   std::string name;
   std::string description;
-  std::vector<ParamSpec> params;
+  std::vector<config::ParamSpec> params;
+  std::vector<run::MetricInfo> metrics;  // what it adds to runs[].metrics
+  std::function<std::unique_ptr<engine::Program>(const Args&)> make;
 };
 
 // Every registered workload, sorted by name.

@@ -1,0 +1,35 @@
+// What every engine's driver offers a workload: the run's machine, seed and result, and the
+// measured phase's marks in the engine's own clock (`Time`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "pagesim/engine/engine.h"
+
+namespace pagesim::engine {
+
+template <class Time>
+class DriverBase {
+ public:
+  explicit DriverBase(const RunInput& in) : in_(in) {}
+
+  mm::Machine& machine() const { return in_.machine; }
+  uint64_t seed() const { return in_.seed; }
+  bool short_mode() const { return in_.short_mode; }
+  const std::string& source() const { return in_.source; }
+  run::RunResult& result() const { return in_.result; }
+
+  // The measured phase: workloads mark its start and end (the last mark of each kind wins);
+  // the engine reports `elapsed_s` from them, and rates are taken over them.
+  void mark_start(Time t) { t0_ = t; }
+  void mark_end(Time t) { t1_ = t; }
+  Time phase_start() const { return t0_; }
+  Time phase_end() const { return t1_; }
+
+ private:
+  const RunInput& in_;
+  Time t0_{}, t1_{};
+};
+
+}  // namespace pagesim::engine

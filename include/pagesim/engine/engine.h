@@ -1,0 +1,66 @@
+// What an engine is given for one run, and what it runs.
+//
+// An engine owns the CPUs, the clock and the OS services; a workload owns what runs on them. The
+// engine hands the workload a driver (uniprocessor/driver.h, native/driver.h, virtual/driver.h:
+// spawn tasks, barriers, phase marks, the clock, OS services), and the workload reaches it
+// through the Program interface below, one entry per driver. No engine names a workload.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pagesim/mm/machine.h"
+#include "pagesim/result/metrics.h"
+#include "pagesim/result/run_result.h"
+
+namespace pagesim::engine {
+
+// `engine:` options of a scenario. Each engine reads its own and ignores the rest.
+struct EngineOptions {
+  std::string lock = "qspinlock";  // qspinlock | ticket | mutex (native)
+  bool pin = false;                // pin CPU threads to host CPUs (native)
+  bool oversubscribe = false;      // allow more CPUs than host cores (native; forces mutex)
+  bool track = true;               // count and log cache-line accesses (native)
+  bool lock_stat = true;           // lock_stat and IRQ-off statistics (native)
+  std::string machine_file;        // virtual: the machine file ("" = machines/icx-8358-2s.yaml)
+  std::string sched = "pinned";    // virtual: the scheduler policy (engine/virtual/sched.h)
+  std::string sched_trace;         // virtual: the trace policy's placement file
+  uint64_t slack_ns = 0;           // virtual: causality slack (0 = strict)
+};
+
+// One run as an engine sees it.
+struct RunInput {
+  mm::Machine& machine;
+  uint64_t seed;
+  bool short_mode;                 // tests: workloads scale their operation counts down
+  const EngineOptions& options;
+  const std::string& source;       // the scenario file: for messages and relative input paths
+  run::RunResult& result;
+};
+
+class UniprocessorDriver;
+template <bool Track>
+class NativeDriver;
+class VirtualDriver;
+
+// A workload as the engines run it: one entry per driver. Workloads implement it through
+// workload::ProgramOf, which forwards every driver to one template.
+class Program {
+ public:
+  virtual ~Program() = default;
+  virtual void run(UniprocessorDriver& d) const = 0;
+  virtual void run(NativeDriver<true>& d) const = 0;
+  virtual void run(NativeDriver<false>& d) const = 0;
+  virtual void run(VirtualDriver& d) const = 0;
+};
+
+// The engines' entry points (one folder each).
+void run_uniprocessor(const RunInput& in, const Program& p);
+void run_native(const RunInput& in, const Program& p);
+void run_virtual(const RunInput& in, const Program& p);
+
+// The metrics the engines report themselves.
+std::vector<run::MetricInfo> engine_metrics();
+
+}  // namespace pagesim::engine

@@ -1,0 +1,37 @@
+// The metrics the engines themselves report (their workloads' are declared with the workloads).
+#include "pagesim/engine/engine.h"
+
+namespace pagesim::engine {
+
+std::vector<run::MetricInfo> engine_metrics() {
+  using run::kAllEngines, run::kNative, run::kVirtual, run::kThreadedEngines;
+  std::vector<run::MetricInfo> m = {
+      {"elapsed_s", "s", kAllEngines, "the measured phase (virtual time on the virtual engine)", true},
+      {"sys_s", "s", kThreadedEngines, "time inside the allocator's syscalls, summed over CPUs (lock spinning included)", true},
+      {"threads", "", kNative, "CPU threads"},
+      {"host_cpus", "", kNative, "the host's CPUs"},
+      {"vcpus", "", kVirtual, "tasks run (one per vCPU unless usemem's nr_task says otherwise)"},
+      {"model_accesses", "", kVirtual, "cache-model calls of all tasks"},
+      {"causality_yields", "", kVirtual, "switches because a task's clock passed the next one's"},
+      {"causality_slack_accesses", "", kVirtual, "accesses run ahead of the next clock under engine.slack_ns"},
+      {"irq_off_{site}_count", "", kThreadedEngines, "IRQ-off regions entered at a call site"},
+      {"irq_off_{site}_avg_ns", "ns", kThreadedEngines, "their mean length", true},
+      {"irq_off_{site}_max_ns", "ns", kThreadedEngines, "their longest", true},
+      // Reported for usemem (VirtualDriver::add_scheduler_metrics, add_profile_metrics).
+      {"time.user_time", "s", kVirtual, "vm-scalability.time.user_time: store loops"},
+      {"time.system_time", "s", kVirtual, "vm-scalability.time.system_time: inside mmap, faults, clearing, munmap"},
+      {"time.elapsed_time", "s", kVirtual, "vm-scalability.time.elapsed_time: first fork to the last task's end"},
+      {"time.percent_of_cpu_this_job_got", "%", kVirtual, "(user + system) / elapsed"},
+      {"time.voluntary_context_switches", "", kVirtual, "sleeps at the start pipe and waits"},
+      {"time.involuntary_context_switches", "", kVirtual, "slices given up to a queued task"},
+      {"sched.migrations", "", kVirtual, "CPU changes: wake-ups, balancing, NUMA balancing"},
+      {"idle_pct", "%", kVirtual, "mpstat.cpu.all.idle%: vCPU time with no task running"},
+      {"perf-profile.children.{function}", "%", kVirtual,
+       "share of all vCPU time in a function and its callees: rmqueue_bulk, native_queued_spin_lock_slowpath, "
+       "prep_compound_page, clear_huge_page, free_pcppages_bulk, do_rw_once"},
+  };
+  for (run::MetricInfo& i : m) i.owner = "engine";
+  return m;
+}
+
+}  // namespace pagesim::engine

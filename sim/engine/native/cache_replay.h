@@ -1,0 +1,19 @@
+// The native engine's logs through the software cache model: after a run, the CPUs' access
+// logs are merged in epoch order (consistent with every lock handoff) and replayed, so the
+// model explains the timing without having disturbed it.
+#pragma once
+
+#include <vector>
+
+#include "pagesim/engine/native/native.h"
+#include "pagesim/mm/machine.h"
+#include "pagesim/result/run_result.h"
+
+namespace pagesim::engine {
+
+// Replays `logs[cpu]` into a cache model of the machine's shape (one socket per node, one core
+// per CPU, Ice Lake-SP cache sizes) and adds its counts (summarize_cache_model) to `out.counters`.
+void replay_native_logs(const mm::Machine& m, const std::vector<const std::vector<LoggedAccess>*>& logs,
+                        run::CacheSummary& out);
+
+}  // namespace pagesim::engine

@@ -1,0 +1,81 @@
+// The native engine's runs: one thread per simulated CPU with real locks, the workload run
+// through its driver, then lock_stat, IRQ-off times, hardware counters and the access logs'
+// replay through the cache model.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "../summaries.h"
+#include "cache_replay.h"
+#include "pagesim/engine/native/driver.h"
+#include "pagesim/error.h"
+
+namespace pagesim::engine {
+
+namespace {
+
+template <bool Track>
+void run_native_t(const RunInput& in, const Program& program) {
+  using E = NativeCpu<Track>;
+  const EngineOptions& eo = in.options;
+  NativeOptions o;
+  if (!parse_lock_impl(eo.lock, &o.lock_impl))
+    throw InputError(fmt::format("{}: engine.lock: '{}' is not one of qspinlock|ticket|mutex", in.source, eo.lock));
+  o.pin = eo.pin;
+  o.oversubscribe = eo.oversubscribe;
+  o.lock_stat = eo.lock_stat;
+  NativeEngine eng(in.machine, o);
+  const unsigned n = eng.nr_cpus();
+  std::vector<std::unique_ptr<E>> cpus;
+  for (unsigned c = 0; c < n; ++c) cpus.push_back(std::make_unique<E>(eng, c));
+  NativeDriver<Track> d(in, eng, cpus);
+  program.run(d);
+
+  run::RunResult& r = in.result;
+  auto& m = r.metrics;
+  m["elapsed_s"] = d.elapsed_s();
+  m["threads"] = n;
+  m["host_cpus"] = NativeEngine::host_cpus();
+  std::vector<const std::vector<LockStatCpu>*> lock_tables;
+  IrqOffStat irq;
+  AccessCounters acc;
+  double sys_ns = 0;
+  for (unsigned c = 0; c < n; ++c) {
+    lock_tables.push_back(&cpus[c]->lock_stats());
+    irq.merge(cpus[c]->irq_off());
+    acc += cpus[c]->accesses();
+    sys_ns += static_cast<double>(cpus[c]->sys_ns());
+    if (d.hw(c))
+      for (const auto& [k, v] : d.hw(c)->read()) r.cache.hw[k] += v;
+  }
+  m["sys_s"] = sys_ns / 1e9;
+  r.locks = summarize_locks(lock_tables);
+  summarize_irq_off(irq, m);
+  r.cache.model = "off (engine.track: false)";
+  if (Track) {
+    summarize_accesses(acc, r.cache);
+    std::vector<const std::vector<LoggedAccess>*> logs;
+    for (unsigned c = 0; c < n; ++c) logs.push_back(&cpus[c]->log());
+    replay_native_logs(in.machine, logs, r.cache);
+  }
+  const std::optional<HwCounters>& hw0 = d.hw(0);
+  r.cache.hw_available = hw0 && hw0->available();
+  r.cache.hw_reason = r.cache.hw_available ? "" : hw0 ? hw0->reason() : "no task ran";
+  if (!r.cache.hw_available) r.cache.hw.clear();
+  r.notes.push_back(fmt::format("native engine: {} threads on {} host cores, lock {}; timings are host measurements",
+                                n, NativeEngine::host_cpus(), lock_impl_name(eng.locks().impl())));
+  if (eng.oversubscribed())
+    r.notes.push_back("oversubscribed: more CPUs than host cores; a blocking mutex replaced spinning and the "
+                      "contention figures include host scheduling");
+}
+
+}  // namespace
+
+void run_native(const RunInput& in, const Program& program) {
+  if (in.options.track)
+    run_native_t<true>(in, program);
+  else
+    run_native_t<false>(in, program);
+}
+
+}  // namespace pagesim::engine

@@ -1,0 +1,277 @@
+// VirtualCpu: the exec interface of a task on its vCPU, priced by the cache and machine models,
+// with a causality check before every shared access (virtual.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "pagesim/engine/virtual/virtual.h"
+#include "pagesim/error.h"
+#include "pagesim/vt/memory_model.h"
+
+namespace pagesim {
+
+namespace {
+
+constexpr uint64_t kHugePageBytes = 2u << 20;
+
+bool clean_miss(cache::Outcome o) {
+  return o == cache::Outcome::llc_local || o == cache::Outcome::llc_remote || o == cache::Outcome::dram_local ||
+         o == cache::Outcome::dram_remote;
+}
+
+}  // namespace
+
+VirtualCpu::VirtualCpu(VirtualEngine& eng, unsigned task) : eng_(&eng), task_(task), lockstat_(kNrLockIds) {}
+
+void VirtualCpu::place(unsigned cpu, ps_t at) {
+  placements_.push_back({at, cpu});
+  cpu_ = cpu;
+  node_ = eng_->machine().cpu_to_node(cpu);
+  model_cpu_ = eng_->model_cpu(cpu);
+  eng_->rq_.task_cpu[task_] = cpu;
+}
+
+LockContext VirtualCpu::context() const {
+  if (depth_) return held_cls_[depth_ - 1] == LockClass::zone_lock ? LockContext::zone_lock : LockContext::hugetlb_lock;
+  return irq_depth_ ? LockContext::irq_off : LockContext::none;
+}
+
+void VirtualCpu::sync() { eng_->sync(*this); }
+
+cache::Outcome VirtualCpu::model_access(uint64_t line, uint16_t home, AccessKind kind, Site site, LineKind lk) {
+  return model_access(line, home, kind, cache::Attribution{site, context(), lk});
+}
+
+cache::Outcome VirtualCpu::model_access(uint64_t line, uint16_t home, AccessKind kind, const cache::Attribution& attr) {
+  model_accesses_++;
+  return eng_->cache_.access(model_cpu_, line, home, kind, attr);
+}
+
+void VirtualCpu::record(const Line& first, AccessKind kind, Site site, uint32_t n, uint32_t stride) {
+  for (uint32_t i = 0; i < n; ++i)
+    stream_.push_back(AccessRecord::of(first.at(i, stride), site, kind));
+}
+
+void VirtualCpu::access(const Line& line, AccessKind kind, Site site) {
+  sync();
+  count(line, kind, site, context());
+  const ps_t d = eng_->model_.latency(model_access(line.line(), line.node, kind, site, line.kind));
+  clock_ += d;
+  site_ps_[static_cast<unsigned>(site)] += d;
+}
+
+ps_t VirtualCpu::forked_at() const { return eng_->rq_.task_forked[task_]; }
+
+void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, AccessKind kind, Site site) {
+  if (n == 1) return access(first, kind, site);
+  const auto& overlapped = eng_->overlapped_ps_;
+  const auto& streamed_ps = eng_->streamed_ps_;
+  // The lock and IRQ context cannot change inside the walk (a yield leaves it as it is).
+  const cache::Attribution attr{site, context(), first.kind};
+  count(first, kind, site, attr.ctx, n, stride);
+  const bool sequential = stride == cache::kLineBytes;
+  uint64_t page = ~uint64_t{0};
+  unsigned misses_in_page = 0;
+  const ps_t t0 = clock_;
+  // Host prefetch distances (the model's sets, not the line): the sets of the line kAhead on,
+  // then, once its L2 set has arrived, the sets of the line its fill would evict. Both only
+  // while the walk misses L1 and L2 (in the last kAhead accesses for the first, the last two
+  // for the second): a walk of lines the core holds finds its sets in the host's caches and
+  // evicts nothing, and the hints would be a fifth of its time.
+  constexpr uint32_t kAhead = 8, kVictimAhead = 4;
+  uint32_t since_fill = 0;
+  for (uint32_t i = 0; i < n; ++i, ++since_fill) {
+    if (i + kAhead < n && since_fill <= kAhead)
+      eng_->cache_.prefetch_sets(model_cpu_, (first.addr + uint64_t{i + kAhead} * stride) >> 6);
+    if (i + kVictimAhead < n && since_fill <= 2)
+      eng_->cache_.prefetch_victim(model_cpu_, (first.addr + uint64_t{i + kVictimAhead} * stride) >> 6);
+    sync();
+    const uint64_t line = first.at(i, stride).line();
+    const cache::Outcome o = model_access(line, first.node, kind, attr);
+    if (o != cache::Outcome::l1 && o != cache::Outcome::l2) since_fill = 0;
+    const auto oi = static_cast<unsigned>(o);
+    ps_t lat = overlapped[oi];  // latency / mlp
+    if (sequential) {
+      if (line >> 6 != page) page = line >> 6, misses_in_page = 0;  // 64 lines = one 4 KiB page
+      if (clean_miss(o)) {
+        if (misses_in_page >= 2) lat = streamed_ps[oi];  // the L2 streamer: latency / stream_mlp
+        misses_in_page++;
+        // Adjacent-line prefetch: the miss brings the other half of its 128-byte pair.
+        if (!(line & 1)) model_access(line | 1, first.node, AccessKind::prefetch, attr);
+      }
+    }
+    clock_ += lat;
+  }
+  site_ps_[static_cast<unsigned>(site)] += clock_ - t0;
+}
+
+void VirtualCpu::work(uint32_t cycles, Site site) {
+  const uint64_t num = uint64_t{cycles} * 1000000 + cycle_rem_;
+  clock_ += num / eng_->model_.freq_mhz;
+  site_ps_[static_cast<unsigned>(site)] += num / eng_->model_.freq_mhz;
+  cycle_rem_ = num % eng_->model_.freq_mhz;
+}
+
+void VirtualCpu::hold(uint32_t lines, Site site) {
+  access_.hold_lines += lines;
+  const ps_t d = uint64_t{lines} * eng_->model_.latency(cache::Outcome::dram_local) / eng_->model_.stream_mlp;
+  clock_ += d;
+  site_ps_[static_cast<unsigned>(site)] += d;
+}
+
+void VirtualCpu::lock(spinlock_t& l, Site site) {
+  if (depth_ == kMaxDepth) throw ModelError("virtual engine: spinlocks nested too deeply");
+  sync();
+  VirtualEngine::LockState& s = eng_->lock_state(l.id);
+  LockStatCpu& st = lockstat_[l.id];
+  const auto si = static_cast<unsigned>(site);
+  st.acquisitions++;
+  st.acquisition_points[si]++;
+  if (!s.held) {
+    s.held = true;
+    work(eng_->model_.lock_uncontended_cycles / 2, site);  // half of the lock+unlock pair
+    clock_ += eng_->model_.latency(model_access(l.line.line(), l.line.node, AccessKind::rmw, site, l.line.kind));
+  } else {
+    const ps_t arrival = clock_;
+    s.waiters.push_back({task_, arrival});
+    eng_->block(*this);  // resumed by unlock() with clock_ = the grant time; the lock is ours
+    st.contentions++;
+    st.contention_points[si]++;
+    st.wait.add((clock_ - arrival) / 1000);
+    spin_ps_[si] += clock_ - arrival;
+    model_access(l.line.line(), l.line.node, AccessKind::rmw, site, l.line.kind);  // paid by the handoff
+  }
+  count(l.line, AccessKind::rmw, site, context());
+  s.owner.acquired_by(cpu_, node_, st);
+  held_cls_[depth_] = l.cls;
+  held_t0_[depth_] = clock_;
+  depth_++;
+}
+
+void VirtualCpu::unlock(spinlock_t& l, Site site) {
+  if (!depth_) throw ModelError("virtual engine: unlock without lock");
+  access(l.line, AccessKind::store, site);  // syncs first
+  work(eng_->model_.lock_uncontended_cycles - eng_->model_.lock_uncontended_cycles / 2, site);
+  --depth_;
+  lockstat_[l.id].hold.add((clock_ - held_t0_[depth_]) / 1000);
+  VirtualEngine::LockState& s = eng_->lock_state(l.id);
+  if (s.waiters.empty()) {
+    s.held = false;
+    return;
+  }
+  const VirtualEngine::Waiter w = s.waiters.front();
+  s.waiters.pop_front();
+  VirtualCpu& next = *eng_->tasks_[w.task];
+  next.clock_ = std::max(w.arrival, clock_) + eng_->model_.lock_handoff_ps(node_, next.node_);
+  eng_->make_ready(next);
+  sync();  // the waiter may now be the earliest task
+}
+
+IrqFlags VirtualCpu::local_irq_save(Site site) {
+  if (irq_depth_++ == 0) {
+    irq_t0_ = clock_;
+    irq_site_ = site;
+  }
+  return IrqFlags{irq_depth_ == 1};
+}
+
+void VirtualCpu::local_irq_restore(IrqFlags f, Site site) {
+  if (!irq_depth_) throw ModelError(fmt::format("virtual engine: local_irq_restore without save at {}", site_name(site)));
+  if (--irq_depth_ == 0) irqoff_.by_site[static_cast<unsigned>(irq_site_)].add((clock_ - irq_t0_) / 1000);
+  if (f.was_enabled != (irq_depth_ == 0))
+    throw ModelError(fmt::format("virtual engine: unbalanced IRQ save/restore at {}", site_name(site)));
+}
+
+void VirtualCpu::check_may_schedule(const char* what) const {
+  if (depth_ || irq_depth_)
+    throw ModelError(fmt::format("virtual engine: {} on task {} with {}", what, task_,
+                                 depth_ ? "a spinlock held" : "IRQs disabled"));
+}
+
+void VirtualCpu::cond_resched(Site) {
+  check_may_schedule("cond_resched");
+  sync();
+  schedule_point();
+}
+
+void VirtualCpu::schedule_point() {
+  if (pending_cpu_ >= 0) {
+    const auto to = static_cast<unsigned>(pending_cpu_);
+    pending_cpu_ = -1;
+    if (to == cpu_) return;
+    eng_->leave_cpu(*this);
+    place(to, clock_);
+    nr_migrations_++;
+    clock_ += eng_->opt_.sched.switch_cost_ps;
+    eng_->enter_cpu(*this);
+    return;
+  }
+  Runqueues::Cpu& c = eng_->rq_.cpus[cpu_];
+  const ps_t slice = eng_->policy_->slice();
+  if (!slice || c.queued.empty() || clock_ - c.curr_since < slice) return;
+  nr_invol_++;  // check_preempt_tick: the slice is used up and others wait
+  eng_->leave_cpu(*this);
+  c.queued.push_back(task_);
+  eng_->block(*this);  // dispatch() gives the CPU back
+}
+
+std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::vector<double>& ps_per_unit) {
+  return run_user(units, [&ps_per_unit](unsigned node) { return ps_per_unit[node]; });
+}
+
+std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::function<double(unsigned node)>& ps_per_unit) {
+  std::vector<ps_t> on(eng_->machine().nr_nodes(), 0);
+  const SchedPolicy& policy = *eng_->policy_;
+  const ps_t chunk = policy.tick_period() ? std::max(policy.slice(), policy.tick_period()) : eng_->opt_.sched.tick_ps;
+  double left = static_cast<double>(units);
+  while (left > 0) {
+    const double per = ps_per_unit(node_);
+    const double all = left * per;
+    ps_t dt = static_cast<ps_t>(std::ceil(all));
+    if (chunk && dt > chunk) dt = chunk;
+    left = per > 0 && dt < all ? left - static_cast<double>(dt) / per : 0;
+    clock_ += dt;
+    user_ps_ += dt;
+    on[node_] += dt;
+    if (left > 0) {
+      sync();
+      schedule_point();
+    }
+  }
+  return on;
+}
+
+void VirtualCpu::barrier() {
+  check_may_schedule("barrier");
+  eng_->barrier(*this, VirtualEngine::BarrierKind::plain);
+}
+
+void VirtualCpu::start_barrier() {
+  check_may_schedule("start_barrier");
+  eng_->barrier(*this, VirtualEngine::BarrierKind::start);
+}
+
+void VirtualCpu::rendezvous() { eng_->barrier(*this, VirtualEngine::BarrierKind::rendezvous); }
+
+void VirtualCpu::clear_huge_page(unsigned page_node) {
+  sync();
+  const unsigned sharers = eng_->active_clears(page_node, clock_) + 1;
+  const ps_t d = vt::clear_time_ps(eng_->model_, kHugePageBytes, page_node, node_, sharers);
+  eng_->clears_[page_node].push_back({clock_, clock_ + d});
+  clock_ += d;
+  site_ps_[static_cast<unsigned>(Site::clear_huge_page)] += d;
+}
+
+void VirtualCpu::reset_stats() {
+  for (LockStatCpu& s : lockstat_) s = LockStatCpu{};
+  irqoff_ = IrqOffStat{};
+  access_ = AccessCounters{};
+  sys_ps_ = 0;
+  user_ps_ = 0;
+  model_accesses_ = 0;
+  site_ps_ = {};
+  spin_ps_ = {};
+  nr_migrations_ = nr_invol_ = nr_vol_ = 0;
+}
+}  // namespace pagesim

@@ -1,8 +1,0 @@
-// Mm<E> and Hugetlb<E> for the virtual-time engine.
-#include "pagesim/exec/virtual.h"
-#include "hugetlb-inl.h"
-
-namespace pagesim::mm {
-template class Mm<VirtualCpu>;
-template class Hugetlb<VirtualCpu>;
-}  // namespace pagesim::mm

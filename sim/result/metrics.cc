@@ -1,0 +1,32 @@
+#include "pagesim/result/metrics.h"
+
+namespace pagesim::run {
+
+bool metric_matches(const MetricInfo& m, std::string_view name) {
+  std::string_view pat = m.name;
+  // Literal pieces must match in order; each {x} takes one or more characters up to the next piece.
+  while (!pat.empty()) {
+    const size_t open = pat.find('{');
+    const std::string_view lit = pat.substr(0, open);
+    if (name.substr(0, lit.size()) != lit) return false;
+    name.remove_prefix(lit.size());
+    if (open == std::string_view::npos) return name.empty();
+    pat.remove_prefix(pat.find('}', open) + 1);
+    const size_t next = pat.find('{');
+    const std::string_view follow = pat.substr(0, next);
+    const size_t at = follow.empty() ? name.size() : name.find(follow, 1);
+    if (at == std::string_view::npos || at == 0) return false;
+    name.remove_prefix(at);
+  }
+  return name.empty();
+}
+
+std::string engine_mask_names(uint8_t engines) {
+  std::string out;
+  const std::pair<uint8_t, const char*> names[] = {{kUniprocessor, "uniprocessor"}, {kNative, "native"}, {kVirtual, "virtual"}};
+  for (const auto& [bit, name] : names)
+    if (engines & bit) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
+}
+
+}  // namespace pagesim::run

@@ -1,0 +1,72 @@
+// usemem's scenario parameters, resolved for a machine (LKP's sizing rules).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "pagesim/error.h"
+#include "pagesim/mm/machine.h"
+#include "pagesim/workload/registry.h"
+#include "pagesim/workload/usemem.h"
+
+namespace pagesim::workload {
+
+struct UsememSetup {
+  UsememParams task;
+  unsigned nr_task = 1;          // usemem -n: tasks (LKP: nr_cpu)
+  uint64_t iterations = 1;
+  unsigned long overcommit = 0;  // nr_overcommit_hugepages
+  uint64_t data_bytes = 0;       // per task, on this host
+};
+
+// case-anon-w-rand-hugetlb: unit_size = MemTotal / 2, per-task SIZE = unit_size / nr_task;
+// setup_hugetlb: nr_overcommit_hugepages = unit_size / 2M + nr_task + 1. nr_task defaults to
+// the CPU count (hw_vars); only an engine that time-shares CPUs runs another count.
+inline UsememSetup usemem_setup(const mm::Machine& m, const config::Params& p, unsigned cpus, uint64_t seed,
+                                bool short_mode, bool time_shares = false) {
+  UsememSetup s;
+  const int64_t want = p.integer("nr_task");
+  if (want && static_cast<unsigned>(want) != cpus && !time_shares)
+    throw InputError(fmt::format("workload.params.nr_task: {} tasks on {} CPUs; only the virtual engine runs a task "
+                                 "count other than the CPU count",
+                                 want, cpus));
+  const unsigned tasks = want ? static_cast<unsigned>(want) : cpus;
+  s.nr_task = tasks;
+  uint64_t mem = 0;
+  for (const mm::Zone* z : m.populated_zones()) mem += z->managed_pages * mm::PAGE_SIZE;
+  const uint64_t unit_size = mem / 2;
+  constexpr uint64_t kHuge = mm::pages_per_huge_page * mm::PAGE_SIZE;
+  s.task.size = p.integer("size") ? static_cast<uint64_t>(p.integer("size")) : unit_size / tasks;
+  s.task.size = (s.task.size + kHuge - 1) / kHuge * kHuge;
+  if (short_mode) s.task.size = std::min<uint64_t>(s.task.size, 8 * kHuge);  // every path, 8 pages per task
+  s.task.data_scale = static_cast<uint64_t>(p.integer("data_scale"));
+  if (short_mode) s.task.data_scale = std::max<uint64_t>(s.task.data_scale, s.task.size / (4u << 20));
+  s.task.seed = seed;
+  s.task.surplus_policy = p.boolean("surplus_policy");
+  const std::string& mode = p.string("mempolicy");
+  s.task.policy.mode = mode == "bind" ? mm::MpolMode::bind
+                       : mode == "preferred" ? mm::MpolMode::preferred
+                       : mode == "interleave" ? mm::MpolMode::interleave
+                                              : mm::MpolMode::local;
+  const std::string& nodes = p.string("policy_nodes");
+  if (nodes != "all") {
+    s.task.policy.nodes.bits = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i] == ',') continue;
+      const unsigned n = static_cast<unsigned>(nodes[i] - '0');
+      if (nodes[i] < '0' || nodes[i] > '9' || n >= m.nr_nodes())
+        throw InputError(fmt::format("workload.params.policy_nodes: '{}' is not a list of nodes of this machine (0-{})",
+                                     nodes, m.nr_nodes() - 1));
+      s.task.policy.nodes.bits |= uint64_t{1} << n;
+    }
+  }
+  s.iterations = static_cast<uint64_t>(p.integer("iterations"));
+  if (short_mode) s.iterations = 1;
+  s.overcommit = p.integer("overcommit") ? static_cast<unsigned long>(p.integer("overcommit"))
+                                         : static_cast<unsigned long>(unit_size / kHuge + tasks + 1);
+  s.data_bytes = std::max<uint64_t>(s.task.size / s.task.data_scale, 4096);
+  return s;
+}
+
+}  // namespace pagesim::workload

@@ -1,0 +1,283 @@
+// usemem: vm-scalability's case-anon-w-rand-hugetlb (pagesim/workload/usemem.h). Its
+// parameters, its bodies for every engine and the metrics it reports.
+#include <fmt/format.h>
+
+#include <memory>
+#include <optional>
+
+#include "pagesim/mm/hugetlb.h"
+#include "pagesim/vt/live_store_loops.h"
+#include "pagesim/vt/memory_model.h"
+#include "pagesim/workload/program.h"
+#include "pagesim/workload/registry.h"
+#include "usemem_metrics.h"
+#include "usemem_params.h"
+
+namespace pagesim::workload {
+
+namespace {
+
+// The seed of task t's iteration `it`.
+uint64_t task_seed(const UsememSetup& s, uint64_t it, unsigned t) { return s.task.seed + it * 1000003 + t; }
+
+// The uniprocessor engine: the tasks' phases interleave as on a big box: every task mmaps
+// (reserves), then every task faults, stores and unmaps, one CPU after the other.
+void run_interleaved(engine::UniprocessorDriver& d, const config::Params& params) {
+  using E = engine::UniprocessorDriver::Exec;
+  E& ex = d.exec();
+  const unsigned n = d.nr_cpus();
+  const UsememSetup s = usemem_setup(d.machine(), params, n, d.seed(), d.short_mode());
+  d.mark_start(d.now());
+  mm::Mm<E> mm(d.machine(), ex);
+  mm::Hugetlb<E> h(mm);
+  h.set_overcommit(s.overcommit);
+  if (s.task.surplus_policy) h.set_surplus_policy(&s.task.policy);
+  std::vector<std::unique_ptr<DataRegion>> data;
+  for (unsigned t = 0; t < n; ++t) data.push_back(std::make_unique<DataRegion>(s.data_bytes));
+  std::vector<std::vector<UsememTaskResult>> results;
+  run::RunResult& r = d.result();
+  for (uint64_t it = 0; it < s.iterations; ++it) {
+    std::vector<UsememParams> params_of(n, s.task);
+    std::vector<std::unique_ptr<UsememTask<E>>> tasks;
+    const uint64_t t_start = now_ns();
+    for (unsigned t = 0; t < n; ++t) {
+      params_of[t].seed = task_seed(s, it, t);
+      tasks.push_back(std::make_unique<UsememTask<E>>(h, ex, params_of[t], *data[t]));
+    }
+    auto each = [&](auto&& fn) {
+      for (unsigned t = 0; t < n; ++t) {
+        ex.set_cpu(t);
+        ex.set_task(t);
+        fn(*tasks[t]);
+      }
+    };
+    each([](auto& task) { task.mmap(); });
+    each([](auto& task) { task.fault_all(); });
+    each([&](auto& task) {
+      task.store_loop();
+      usemem_finish(task.result(), now_ns() - t_start);
+    });
+    each([](auto& task) {
+      const uint64_t f0 = now_ns();
+      task.munmap();
+      task.result().free_usecs = (now_ns() - f0) / 1000;
+    });
+    results.emplace_back();
+    for (auto& task : tasks) results.back().push_back(task->result());
+    run::check_invariants_into(d.machine(), r.invariant_checks, r.violations);
+  }
+  for (unsigned cpu = 0; cpu < n; ++cpu) {
+    ex.set_cpu(cpu);
+    mm.drain_local_pages();
+  }
+  usemem_metrics(results, d.machine().nr_nodes(), r);
+  r.metrics["data_scale"] = static_cast<double>(s.task.data_scale);
+  r.metrics["size_bytes"] = static_cast<double>(s.task.size);
+  d.mark_end(d.now());
+}
+
+// The native engine: one task per CPU thread, usemem's start barrier before every iteration,
+// real stores into a host data region.
+template <bool Track>
+void run_native(engine::NativeDriver<Track>& d, const config::Params& params) {
+  using E = typename engine::NativeDriver<Track>::Exec;
+  const unsigned n = d.nr_cpus();
+  const UsememSetup s = usemem_setup(d.machine(), params, n, d.seed(), d.short_mode());
+  run::RunResult& r = d.result();
+  std::vector<std::vector<UsememTaskResult>> results(s.iterations, std::vector<UsememTaskResult>(n));
+  d.run_tasks(n, [&](E& ex) {
+    mm::Mm<E> mm(d.machine(), ex);
+    mm::Hugetlb<E> h(mm);
+    if (s.task.surplus_policy) h.set_surplus_policy(&s.task.policy);
+    if (ex.task() == 0) h.set_overcommit(s.overcommit);
+    DataRegion data(s.data_bytes);
+    for (uint64_t it = 0; it < s.iterations; ++it) {
+      UsememParams p = s.task;
+      p.seed = task_seed(s, it, ex.task());
+      d.barrier(ex);  // usemem's start barrier: every task mmaps at once
+      const uint64_t t_start = now_ns();
+      if (ex.task() == 0 && it == 0) d.mark_start(d.now(ex));
+      d.counters_start(ex);
+      UsememTask<E> task(h, ex, p, data);
+      task.mmap();
+      task.fault_all();
+      task.store_loop();
+      UsememTaskResult& tr = task.result();
+      usemem_finish(tr, now_ns() - t_start);
+      const uint64_t f0 = now_ns();
+      task.munmap();
+      tr.free_usecs = (now_ns() - f0) / 1000;
+      results[it][ex.task()] = tr;
+      d.counters_stop(ex);
+      d.barrier(ex);
+      if (ex.task() == 0) run::check_invariants_into(d.machine(), r.invariant_checks, r.violations);  // quiescent
+      d.barrier(ex);
+    }
+    if (ex.task() == 0) d.mark_end(d.now(ex));
+    mm.drain_local_pages();
+  });
+  usemem_metrics(results, d.machine().nr_nodes(), r);
+  r.metrics["data_scale"] = static_cast<double>(s.task.data_scale);
+  r.metrics["size_bytes"] = static_cast<double>(s.task.size);
+  if (s.task.data_scale > 1)
+    r.notes.push_back(fmt::format("usemem data region scaled down {}x: {} MiB per task on this host", s.task.data_scale,
+                                  s.data_bytes >> 20));
+}
+
+// The analytic store loops of one usemem iteration on the virtual engine. `result`: the loaded
+// latencies solved once every task has faulted, from where each task runs then and how many
+// tasks share its CPU (reported). `live`: the same re-solved as the loops run, move and end
+// (what is charged).
+struct StoreLoops {
+  std::vector<vt::StoreLoopTask> tasks;
+  std::optional<vt::StoreLoopResult> result;
+  std::optional<vt::LiveStoreLoops> live;
+  std::vector<unsigned long> surplus_node;  // HugePages_Surp per node once every task faulted
+};
+
+// The virtual engine: usemem's fork and start pipe, the reservation and faults through the
+// model, clearing and the store loop charged analytically (the memory model), munmap.
+void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
+  using E = VirtualCpu;
+  VirtualEngine& eng = d.engine();
+  mm::Machine& machine = d.machine();
+  const UsememSetup s = usemem_setup(machine, params, d.nr_cpus(), d.seed(), d.short_mode(), true);
+  const unsigned n = s.nr_task, nodes = machine.nr_nodes();
+  std::vector<StoreLoops> loops(s.iterations);
+  for (StoreLoops& l : loops) l.tasks.resize(n);
+  run::RunResult& r = d.result();
+  std::vector<std::vector<UsememTaskResult>> results(s.iterations, std::vector<UsememTaskResult>(n));
+  d.run_tasks(n, [&](E& ex) {
+    mm::Mm<E> mm(machine, ex);
+    mm::Hugetlb<E> h(mm);
+    if (s.task.surplus_policy) h.set_surplus_policy(&s.task.policy);
+    if (ex.task() == 0) h.set_overcommit(s.overcommit);
+    DataRegion data(4096);  // never written: clearing and stores are charged analytically
+    for (uint64_t it = 0; it < s.iterations; ++it) {
+      UsememParams p = s.task;
+      p.seed = task_seed(s, it, ex.task());
+      ex.start_barrier();  // fork, ready(), the start pipe's wake-ups
+      const ps_t t_start = ex.forked_at();  // usemem's start_time, taken before the fork
+      if (it == 0) d.mark_start(t_start);
+      d.leave_start_barrier(ex, it);
+      UsememTask<E> task(h, ex, p, data);
+      const ps_t m0 = ex.clock();
+      task.mmap();
+      const ps_t f0 = ex.clock();
+      task.fault_all();
+      UsememTaskResult& tr = task.result();
+      tr.reserve_ns = (f0 - m0) / 1000;
+      tr.fault_ns = (ex.clock() - f0) / 1000;
+      StoreLoops& L = loops[it];
+      vt::StoreLoopTask& mine = L.tasks[ex.task()];
+      if (!tr.failed) {
+        mine.stores = s.task.size / 8;  // do_rw_once, random: SIZE/8 8-byte stores
+        mine.pages_per_node = tr.fault_node_pages;
+        mine.residency.assign(nodes, 0);
+        mine.residency[ex.node()] = 1;  // where it runs now; the loop itself may move it
+        mine.cpu_share = 1.0 / eng.runqueues().nr_running(ex.cpu());
+      }
+      ex.rendezvous();  // every task has faulted; clocks are untouched
+      if (!L.result) {
+        L.result = vt::store_loop(eng.model(), L.tasks);
+        L.live.emplace(eng.model(), static_cast<unsigned>(L.tasks.size()));
+        eng.cache().flush_all();  // the 63 GiB random footprint flushes every cache
+        for (unsigned node = 0; node < nodes; ++node) L.surplus_node.push_back(machine.hstate().surplus_huge_pages_node[node]);
+      }
+      if (!tr.failed) {
+        // do_rw_once, each slice at the latencies of where every loop runs at that moment.
+        tr.store_node_ps = ex.run_user(mine.stores, [&](unsigned node) {
+          return L.live->per_store_ps(ex.task(), tr.fault_node_pages, node, 1.0 / std::max(1u, eng.runqueues().nr_running(ex.cpu())));
+        });
+        L.live->leave(ex.task());
+        ps_t loop = 0;
+        double remote = 0;
+        for (unsigned node = 0; node < nodes; ++node) loop += tr.store_node_ps[node];
+        for (unsigned node = 0; node < nodes && loop; ++node)
+          remote += static_cast<double>(tr.store_node_ps[node]) / static_cast<double>(loop) *
+                    (1 - static_cast<double>(tr.fault_node_pages[node]) / static_cast<double>(tr.pages));
+        tr.remote_store_share = remote;
+        tr.stores = mine.stores;
+        tr.unit_bytes = s.task.size / 8 + 8 * tr.stores;
+        tr.user_ns = loop / 1000;
+      }
+      usemem_finish(tr, (ex.clock() - t_start) / 1000);
+      const ps_t u0 = ex.clock();
+      ex.sys_enter();
+      task.munmap();
+      ex.sys_exit();
+      tr.free_usecs = (ex.clock() - u0) / 1000000;
+      tr.sys_ns = ex.sys_ps() / 1000;
+      results[it][ex.task()] = tr;
+      ex.barrier();  // the parent's waitpid
+      if (ex.task() == 0) run::check_invariants_into(machine, r.invariant_checks, r.violations);  // quiescent
+      ex.barrier();
+    }
+    if (ex.task() == 0) d.mark_end(ex.clock());
+    mm.drain_local_pages();
+  });
+
+  auto& m = r.metrics;
+  usemem_metrics(results, nodes, r);
+  for (unsigned t = 0; t < n && t < r.tasks.size(); ++t)
+    for (const VirtualCpu::Placement& p : eng.task(t).placements()) r.tasks[t].timeline.push_back({p.at / 1000, p.cpu});
+  m["size_bytes"] = static_cast<double>(s.task.size);
+  m["nr_task"] = n;
+  for (size_t it = 0; it < loops.size(); ++it)
+    if (loops[it].result)
+      for (unsigned node = 0; node < nodes; ++node) {
+        m[fmt::format("store_dram_util_node{}_it{}", node, it)] = loops[it].result->dram_utilisation[node];
+        m[fmt::format("store_local_ns_node{}_it{}", node, it)] = loops[it].result->local_ns[node];
+        m[fmt::format("store_remote_ns_node{}_it{}", node, it)] = loops[it].result->remote_ns[node];
+        m[fmt::format("hugepages_surp_node{}_it{}", node, it)] = static_cast<double>(loops[it].surplus_node[node]);
+      }
+  for (size_t it = 0; it < loops.size(); ++it)
+    if (loops[it].live) m[fmt::format("store_latency_solves_it{}", it)] = static_cast<double>(loops[it].live->solves());
+  d.add_scheduler_metrics();
+  d.add_profile_metrics();
+}
+
+class Usemem : public ProgramOf<Usemem> {
+ public:
+  explicit Usemem(const Args& a) : params_(a.params) {}
+
+  template <class D>
+  void on(D& d) const {
+    if constexpr (is_uniprocessor<D>)
+      run_interleaved(d, params_);
+    else if constexpr (is_virtual<D>)
+      run_virtual(d, params_);
+    else
+      run_native(d, params_);
+  }
+
+ private:
+  const config::Params& params_;
+};
+
+}  // namespace
+
+WorkloadInfo usemem_workload() {
+  using config::ParamType;
+  using run::kAllEngines, run::kVirtual, run::kUniprocessor, run::kNative;
+  return {
+      "usemem",
+      "vm-scalability case-anon-w-rand-hugetlb: per task mmap MAP_HUGETLB (surplus reservation), fault every 2 MiB "
+      "page, SIZE/8 random 8-byte stores, munmap; LKP's throughput, median and free_time",
+      {
+          {"size", ParamType::size, int64_t{0}, 0, 1e15, {}, "per-task SIZE (0: MemTotal / 2 / tasks, as LKP)"},
+          {"nr_task", ParamType::integer, int64_t{0}, 0, 4096, {}, "usemem -n (0: one per CPU, as LKP's hw_vars; other counts: virtual engine)"},
+          {"data_scale", ParamType::integer, int64_t{1}, 1, 1 << 20, {}, "host data region = SIZE / data_scale"},
+          {"iterations", ParamType::integer, int64_t{1}, 1, 1000, {}, "case iterations, state carried over (LKP runs 16)"},
+          {"mempolicy", ParamType::choice, std::string("local"), {}, {}, {"local", "bind", "preferred", "interleave"},
+           "the tasks' memory policy at fault time"},
+          {"policy_nodes", ParamType::string, std::string("all"), {}, {}, {}, "node list for bind/preferred/interleave, e.g. 0,1"},
+          {"surplus_policy", ParamType::boolean, false, {}, {}, {}, "also apply the policy to the reservation's order-9 allocations (not 5.17)"},
+          {"overcommit", ParamType::integer, int64_t{0}, 0, 1e12, {}, "nr_overcommit_hugepages (0: LKP's unit_size/2M + tasks + 1)"},
+      },
+      usemem_metric_infos(),
+      [](const Args& a) { return std::make_unique<Usemem>(a); },
+  };
+}
+
+}  // namespace pagesim::workload

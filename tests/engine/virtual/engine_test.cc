@@ -1,0 +1,228 @@
+// The virtual-time engine by hand-checkable cases: lock waits and handoffs, causality, and
+// the charged cost of walks. Every expected time is computed from the machine model's numbers.
+#include <gtest/gtest.h>
+
+#include "mm/test_util.h"
+#include "pagesim/error.h"
+#include "pagesim/engine/virtual/virtual.h"
+#include "pagesim/vt/machine_model.h"
+
+namespace pagesim {
+namespace {
+
+using cache::Outcome;
+
+// The shipped machine at 1 GHz with a free uncontended lock, so that cycles are whole
+// nanoseconds and lock costs are only the modelled line accesses and handoffs.
+vt::MachineModel test_model() {
+  vt::MachineModel m = vt::load_machine_model(vt::default_machine_file());
+  m.freq_mhz = 1000;
+  m.lock_uncontended_cycles = 0;
+  return m;
+}
+
+void init_lock(spinlock_t& l) {
+  l.id = 7;
+  l.line = Line{ZONE_BASE + 0x480, 0, LineKind::lock_word};
+}
+
+struct LockCase {
+  ps_t arrival1 = 0, release0 = 0, granted1 = 0;
+  uint64_t wait_ns = 0, contentions = 0;
+};
+
+// Task 0 takes the lock at 0 and holds it for 1 us; task 1 asks for it at 100 ns.
+LockCase run_lock_case(mm::Machine& m) {
+  VirtualEngine eng(m, test_model());
+  spinlock_t l;
+  init_lock(l);
+  LockCase c;
+  eng.run(2, [&](VirtualCpu& ex) {
+    if (ex.task() == 0) {
+      ex.lock(l, Site::rmqueue_bulk);
+      ex.work(1000, Site::rmqueue_bulk);
+      ex.unlock(l, Site::rmqueue_bulk);
+      c.release0 = ex.clock();
+    } else {
+      ex.work(100, Site::rmqueue_bulk);
+      c.arrival1 = ex.clock();
+      ex.lock(l, Site::free_pcppages_bulk);
+      c.granted1 = ex.clock();
+      ex.unlock(l, Site::free_pcppages_bulk);
+    }
+  });
+  c.wait_ns = eng.task(1).lock_stats()[l.id].wait.total;
+  c.contentions = eng.task(1).lock_stats()[l.id].contentions + eng.task(0).lock_stats()[l.id].contentions;
+  return c;
+}
+
+TEST(VirtualLocks, TwoVcpusContendingWaitExactlyTheHoldRemainderPlusHandoff) {
+  auto m = test::machine(1, 2, 64ull << 20);
+  const vt::MachineModel mdl = test_model();
+  const LockCase c = run_lock_case(*m);
+  // Task 0: the lock word comes from local DRAM, 1000 cycles of work, the release store hits L1.
+  EXPECT_EQ(c.release0, mdl.latency(Outcome::dram_local) + 1000000 + mdl.latency(Outcome::l1));
+  EXPECT_EQ(c.arrival1, 100000u);
+  EXPECT_EQ(c.granted1, c.release0 + mdl.lock_handoff_ps(0, 0));
+  EXPECT_EQ(c.wait_ns, (c.granted1 - c.arrival1) / 1000);
+  EXPECT_EQ(c.contentions, 1u);
+}
+
+TEST(VirtualLocks, CrossSocketHandoffCostsTheConfiguredDifferenceMore) {
+  auto same = test::machine(1, 2, 64ull << 20);
+  auto cross = test::machine(2, 1, 64ull << 20);
+  const vt::MachineModel mdl = test_model();
+  const LockCase a = run_lock_case(*same);
+  const LockCase b = run_lock_case(*cross);
+  const ps_t configured = (mdl.lock_line_cross_ps + mdl.mcs_write_cross_ps) - (mdl.lock_line_same_ps + mdl.mcs_write_same_ps);
+  EXPECT_EQ(configured, 114000u);  // (108 - 51) ns for the lock line and again for the MCS node
+  EXPECT_EQ(b.granted1 - a.granted1, configured);
+  EXPECT_EQ((b.granted1 - b.arrival1) - (a.granted1 - a.arrival1), configured);
+}
+
+TEST(VirtualLocks, WaitersAreGrantedInVirtualArrivalOrder) {
+  auto m = test::machine(1, 4, 64ull << 20);
+  VirtualEngine eng(*m, test_model());
+  spinlock_t l;
+  init_lock(l);
+  std::vector<unsigned> order;
+  eng.run(4, [&](VirtualCpu& ex) {
+    // Task 0 holds; tasks 3, 2, 1 arrive in that virtual order (host order is 1, 2, 3).
+    ex.work(ex.task() == 0 ? 0 : 1000 - 100 * ex.task(), Site::unknown);
+    ex.lock(l, Site::rmqueue_bulk);
+    order.push_back(ex.task());
+    ex.work(5000, Site::unknown);
+    ex.unlock(l, Site::rmqueue_bulk);
+  });
+  EXPECT_EQ(order, (std::vector<unsigned>{0, 3, 2, 1}));
+}
+
+TEST(VirtualCausality, AnAccessEarlierInVirtualTimeSeesTheLineBeforeALaterWrite) {
+  // One vCPU per socket (vCPUs 0 and 1 of one node would be SMT siblings sharing an L1).
+  auto m = test::machine(2, 1, 64ull << 20);
+  const vt::MachineModel mdl = test_model();
+  const Line x{DATA_BASE + 0x10000, 0, LineKind::data};
+  for (const ps_t load_at : {ps_t{500000}, ps_t{1500000}}) {
+    VirtualEngine eng(*m, test_model());
+    ps_t loaded = 0;
+    eng.run(2, [&](VirtualCpu& ex) {
+      if (ex.task() == 0) {  // runs first in host order, writes at 1 us
+        ex.work(1000, Site::unknown);
+        ex.access(x, AccessKind::store, Site::workload);
+      } else {
+        ex.work(static_cast<uint32_t>(load_at / 1000), Site::unknown);
+        ex.access(x, AccessKind::load, Site::workload);
+        loaded = ex.clock();
+      }
+    });
+    const uint64_t hitm = eng.cache().stats().sum(cache::Slice{Outcome::hitm_remote, {}, {}, {}, {}});
+    if (load_at < 1000000) {  // before the write: the line is still only in memory
+      EXPECT_EQ(hitm, 0u);
+      EXPECT_EQ(loaded, load_at + mdl.latency(Outcome::dram_remote));
+    } else {  // after it: Modified in the other socket
+      EXPECT_EQ(hitm, 1u);
+      EXPECT_EQ(loaded, load_at + mdl.latency(Outcome::hitm_remote));
+    }
+  }
+}
+
+TEST(VirtualAccess, IndependentColdLinesOverlapUpToTheMlp) {
+  auto m = test::machine(2, 1, 64ull << 20);
+  const vt::MachineModel mdl = test_model();
+  VirtualEngine eng(*m, test_model());
+  ps_t strided = 0, single = 0;
+  eng.run(1, [&](VirtualCpu& ex) {
+    // 8 struct pages 4 KiB apart on node 1 (remote to vCPU 0): no prefetcher applies.
+    ex.access_range(Line{VMEMMAP_BASE + 0x100000, 1, LineKind::struct_page}, 8, 4096, AccessKind::load, Site::check_new_pages);
+    strided = ex.clock();
+    ex.access(Line{VMEMMAP_BASE + 0x900000, 0, LineKind::struct_page}, AccessKind::load, Site::check_new_pages);
+    single = ex.clock() - strided;
+  });
+  EXPECT_EQ(strided, 8 * (mdl.latency(Outcome::dram_remote) / mdl.mlp));
+  EXPECT_EQ(single, mdl.latency(Outcome::dram_local));  // one dependent access: full latency
+}
+
+TEST(VirtualAccess, SequentialWalkGetsAdjacentLineAndStreamer) {
+  auto m = test::machine(1, 1, 64ull << 20);
+  const vt::MachineModel mdl = test_model();
+  VirtualEngine eng(*m, test_model());
+  ps_t walk = 0;
+  eng.run(1, [&](VirtualCpu& ex) {
+    ex.access_range(Line{VMEMMAP_BASE, 0, LineKind::struct_page}, 64, 64, AccessKind::load, Site::check_new_pages);
+    walk = ex.clock();
+  });
+  // Even lines miss (the first two at MLP, the rest streamed); each odd line was brought in by
+  // the adjacent-line prefetch and hits in the private cache.
+  const cache::CacheStats& st = eng.cache().stats();
+  const uint64_t dram = st.sum(cache::Slice{Outcome::dram_local, {}, {}, {}, {}});
+  EXPECT_EQ(dram, 32u);
+  const uint64_t hits = 64 - dram;
+  const ps_t hit_ps = st.sum(cache::Slice{Outcome::l1, {}, {}, {}, {}}) == hits ? mdl.latency(Outcome::l1) : mdl.latency(Outcome::l2);
+  EXPECT_EQ(walk, 2 * (mdl.latency(Outcome::dram_local) / mdl.mlp) + 30 * (mdl.latency(Outcome::dram_local) / mdl.stream_mlp) +
+                      hits * (hit_ps / mdl.mlp));
+}
+
+TEST(VirtualSched, ScheduleInsideASpinlockIsABug) {
+  auto m = test::machine(1, 1, 64ull << 20);
+  VirtualEngine eng(*m, test_model());
+  spinlock_t l;
+  init_lock(l);
+  EXPECT_THROW(eng.run(1, [&](VirtualCpu& ex) {
+    ex.lock(l, Site::rmqueue_bulk);
+    ex.cond_resched(Site::gather_surplus_pages);
+  }),
+               ModelError);
+}
+
+TEST(VirtualSched, BarrierContinuesEveryTaskAtTheLatestArrival) {
+  auto m = test::machine(2, 2, 64ull << 20);
+  VirtualEngine eng(*m, test_model());
+  std::vector<ps_t> after(4);
+  eng.run(4, [&](VirtualCpu& ex) {
+    ex.work(100 * (ex.task() + 1), Site::unknown);
+    ex.barrier();
+    after[ex.task()] = ex.clock();
+  });
+  EXPECT_EQ(after, (std::vector<ps_t>(4, 400000)));
+}
+
+// Whichever way a task is resumed (by the scheduler, or straight from a yielding task's stack
+// by a causality yield), it runs only while its (clock, id) is the smallest: the points at
+// which tasks pass their sync() form one increasing sequence. Locks mix in blocking, which
+// goes through the scheduler.
+TEST(VirtualCausality, TasksRunInClockOrderThroughDirectSwitchesAndLockWaits) {
+  auto m = test::machine(2, 4, 64ull << 20);
+  VirtualEngine eng(*m, test_model());
+  spinlock_t l;
+  init_lock(l);
+  std::vector<std::pair<ps_t, unsigned>> seen;
+  eng.run(8, [&](VirtualCpu& ex) {
+    for (unsigned step = 0; step < 50; ++step) {
+      ex.work(37 + 11 * ex.task() + step % 5, Site::unknown);
+      ex.sync();
+      seen.emplace_back(ex.clock(), ex.task());
+      if (step % 7 == ex.task() % 7) {
+        ex.lock(l, Site::rmqueue_bulk);
+        ex.work(60, Site::rmqueue_bulk);
+        ex.unlock(l, Site::rmqueue_bulk);
+      }
+    }
+  });
+  ASSERT_EQ(seen.size(), 8u * 50);
+  for (size_t i = 1; i < seen.size(); ++i) ASSERT_LT(seen[i - 1], seen[i]) << "at " << i;
+  EXPECT_GT(eng.causality_yields(), 0u);
+  uint64_t contentions = 0;
+  for (unsigned t = 0; t < 8; ++t) contentions += eng.task(t).lock_stats()[l.id].contentions;
+  EXPECT_GT(contentions, 0u);
+}
+
+TEST(VirtualSched, ALockNeverReleasedIsADeadlock) {
+  auto m = test::machine(1, 2, 64ull << 20);
+  VirtualEngine eng(*m, test_model());
+  spinlock_t l;
+  init_lock(l);
+  EXPECT_THROW(eng.run(2, [&](VirtualCpu& ex) { ex.lock(l, Site::rmqueue_bulk); }), ModelError);
+}
+
+}  // namespace
+}  // namespace pagesim

@@ -1,0 +1,103 @@
+// The declared metrics table: every workload on every engine reports only declared metrics, each
+// declared for that engine; the patterns match what they stand for and nothing else.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+
+#include "pagesim/run/runner.h"
+#include "pagesim/scenario/load.h"
+#include "pagesim/workload/registry.h"
+
+namespace pagesim::run {
+namespace {
+
+uint8_t engine_bit(const std::string& e) { return e == "uniprocessor" ? kUniprocessor : e == "native" ? kNative : kVirtual; }
+
+TEST(MetricPatterns, MatchWhatTheyStandFor) {
+  const MetricInfo irq{"irq_off_{site}_count"};
+  EXPECT_TRUE(metric_matches(irq, "irq_off_rmqueue_bulk_count"));
+  EXPECT_FALSE(metric_matches(irq, "irq_off__count"));
+  EXPECT_FALSE(metric_matches(irq, "irq_off_rmqueue_bulk_max_ns"));
+  const MetricInfo two{"store_local_ns_node{n}_it{i}"};
+  EXPECT_TRUE(metric_matches(two, "store_local_ns_node1_it0"));
+  EXPECT_FALSE(metric_matches(two, "store_local_ns_node1"));
+  EXPECT_TRUE(metric_matches(MetricInfo{"allocs"}, "allocs"));
+  EXPECT_FALSE(metric_matches(MetricInfo{"allocs"}, "allocs_per_s"));
+  EXPECT_EQ(engine_mask_names(kNative | kVirtual), "native, virtual");
+}
+
+TEST(MetricTable, EveryEntryHasAUnitOrCountDescriptionAndOwner) {
+  for (const MetricInfo& m : metric_table()) {
+    EXPECT_FALSE(m.description.empty()) << m.name;
+    EXPECT_FALSE(m.owner.empty()) << m.name;
+    EXPECT_NE(m.engines, 0) << m.name;
+  }
+}
+
+// docs/output.md's metrics table lists exactly the declared metrics.
+TEST(MetricTable, IsTheDocsTable) {
+  std::ifstream in(std::string(PAGESIM_SOURCE_DIR) + "/docs/output.md");
+  ASSERT_TRUE(in) << "docs/output.md";
+  std::set<std::string> documented, declared;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line == "<!-- metrics:begin -->") inside = true;
+    if (line == "<!-- metrics:end -->") inside = false;
+    if (inside && line.starts_with("| `")) documented.insert(line.substr(3, line.find('`', 3) - 3));
+  }
+  for (const MetricInfo& m : metric_table()) declared.insert(m.name);
+  for (const std::string& d : declared) EXPECT_TRUE(documented.count(d)) << d << " is declared but not in docs/output.md";
+  for (const std::string& d : documented) EXPECT_TRUE(declared.count(d)) << d << " is in docs/output.md but not declared";
+}
+
+class WorkloadOnEngine : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(WorkloadOnEngine, ReportsOnlyDeclaredMetrics) {
+  const auto& [workload, engine] = GetParam();
+#if defined(__SANITIZE_ADDRESS__)
+  // Boost 1.74's fcontext fibers do not tell ASan about stack switches (tests/scenario/shipped_test.cc).
+  if (engine == "virtual") GTEST_SKIP() << "virtual engine under ASan";
+#endif
+  const std::string yaml = fmt::format(
+      "machine: {{nodes: 1, cpus_per_node: 2, memory_per_node: 1G}}\n"
+      "kernel: {{presets: [v5.17]}}\nworkload: {{name: {}}}\nengine: {}\nwarmup_ops: 2\n",
+      workload, engine);
+  scenario::LoadOptions opt;
+  opt.engines = engine_names();
+  const scenario::ScenarioSet set = scenario::load_string(yaml, "metrics.yaml", opt);
+  RunOptions ro;
+  ro.short_mode = true;
+  const std::vector<RunResult> runs = run_all(set, ro);
+  ASSERT_EQ(runs.size(), 1u);
+  for (const auto& [name, value] : runs[0].metrics) {
+    const MetricInfo* m = find_metric(name);
+    ASSERT_NE(m, nullptr) << name << " is not declared (run::metric_table)";
+    EXPECT_TRUE(m->engines & engine_bit(engine)) << name << " is not declared for the " << engine << " engine";
+    if (m->owner != "runner" && m->owner != "engine") {
+      // A workload's metric: declared by this workload (another may declare the same name).
+      const workload::WorkloadInfo* w = workload::find_workload(workload);
+      bool own = false;
+      for (const MetricInfo& d : w->metrics) own |= metric_matches(d, name);
+      EXPECT_TRUE(own) << name << " is reported by " << workload << " but declared only by " << m->owner;
+    }
+  }
+}
+
+std::vector<std::tuple<std::string, std::string>> every_pair() {
+  std::vector<std::tuple<std::string, std::string>> out;
+  for (const workload::WorkloadInfo& w : workload::registered_workloads())
+    for (const std::string& e : engine_names()) out.emplace_back(w.name, e);
+  return out;
+}
+
+std::string pair_name(const ::testing::TestParamInfo<std::tuple<std::string, std::string>>& info) {
+  return std::get<0>(info.param) + "_on_" + std::get<1>(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, WorkloadOnEngine, ::testing::ValuesIn(every_pair()), pair_name);
+
+}  // namespace
+}  // namespace pagesim::run
