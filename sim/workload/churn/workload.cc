@@ -39,16 +39,19 @@ void task_body(D& d, typename D::Exec& ex, const ChurnParams& p, uint64_t warmup
   mm.drain_local_pages();
 }
 
-class Churn : public ProgramOf<Churn> {
+// Thp: thp_alloc (order-9 blocks, `batch` per loop), else pcp_churn (order 0, `pages` per loop).
+template <bool Thp>
+class Churn : public ProgramOf<Churn<Thp>> {
  public:
-  Churn(const Args& a, bool thp) : params_(a.params), warmup_(a.warmup_ops), thp_(thp) {}
+  using ProgramOf<Churn<Thp>>::ProgramOf;
 
   template <class D>
   void on(D& d) const {
-    uint64_t iterations = static_cast<uint64_t>(params_.integer("iterations"));
+    const config::Params& params = this->params();
+    uint64_t iterations = static_cast<uint64_t>(params.integer("iterations"));
     if (d.short_mode()) iterations = std::min<uint64_t>(iterations, 20);
-    const ChurnParams p = thp_ ? thp_alloc_params(iterations, static_cast<uint32_t>(params_.integer("batch")))
-                               : pcp_churn_params(iterations, static_cast<uint32_t>(params_.integer("pages")));
+    const ChurnParams p = Thp ? thp_alloc_params(iterations, static_cast<uint32_t>(params.integer("batch")))
+                              : pcp_churn_params(iterations, static_cast<uint32_t>(params.integer("pages")));
     auto& m = d.result().metrics;
     ChurnCounts c;
     if constexpr (is_uniprocessor<D>) {
@@ -71,7 +74,7 @@ class Churn : public ProgramOf<Churn> {
       const unsigned n = d.nr_cpus();
       std::vector<ChurnCounts> counts(n);
       std::vector<std::vector<double>> iter(n);
-      d.run_tasks(n, [&](typename D::Exec& ex) { task_body(d, ex, p, warmup_, counts[ex.task()], iter[ex.task()]); });
+      d.run_tasks(n, [&](typename D::Exec& ex) { task_body(d, ex, p, this->warmup_ops(), counts[ex.task()], iter[ex.task()]); });
       std::vector<double> iter_ns;
       for (unsigned t = 0; t < n; ++t) {
         c.allocs += counts[t].allocs;
@@ -86,51 +89,42 @@ class Churn : public ProgramOf<Churn> {
     m["allocs"] = static_cast<double>(c.allocs);
     m["alloc_failures"] = static_cast<double>(c.failures);
   }
-
- private:
-  const config::Params& params_;
-  uint64_t warmup_;
-  bool thp_;
 };
 
-std::vector<run::MetricInfo> churn_metrics() {
+// Both loops: `iterations` per CPU (by default `loops`) of `per_loop` blocks.
+WorkloadInfo churn_workload(std::string name, std::string description, int64_t loops, config::ParamSpec per_loop,
+                            std::function<std::unique_ptr<engine::Program>(const Args&)> make) {
+  using run::kAllEngines, run::kThreadedEngines;
   return {
-      {"allocs", "", run::kAllEngines, "blocks allocated in the measured iterations"},
-      {"alloc_failures", "", run::kAllEngines, "allocations that returned no page"},
-      {"allocs_per_s", "1/s", run::kThreadedEngines, "allocs / elapsed_s", true},
-      {"iteration_median_ns", "ns", run::kThreadedEngines, "LKP's upper median of the per-CPU iteration times", true},
-      {"iteration_stddev_pct", "%", run::kThreadedEngines, "population stddev of the iteration times, % of their mean", true},
+      std::move(name),
+      std::move(description),
+      {{"iterations", config::ParamType::integer, loops, 1, 1e9, {}, "loops per CPU"},
+       std::move(per_loop)},
+      {
+          {"allocs", "", kAllEngines, "blocks allocated in the measured iterations"},
+          {"alloc_failures", "", kAllEngines, "allocations that returned no page"},
+          {"allocs_per_s", "1/s", kThreadedEngines, "allocs / elapsed_s", true},
+          {"iteration_median_ns", "ns", kThreadedEngines, "LKP's upper median of the per-CPU iteration times", true},
+          {"iteration_stddev_pct", "%", kThreadedEngines, "population stddev of the iteration times, % of their mean", true},
+      },
+      std::move(make),
   };
 }
 
 }  // namespace
 
 WorkloadInfo pcp_churn_workload() {
-  using config::ParamType;
-  return {
+  return churn_workload(
       "pcp_churn",
       "seed 003's mmap/touch/munmap loop as order-0 allocations and frees through the pcp; per-iteration median and stdev",
-      {
-          {"iterations", ParamType::integer, int64_t{200}, 1, 1e9, {}, "loops per CPU"},
-          {"pages", ParamType::integer, int64_t{2048}, 1, 1 << 24, {}, "pages touched (allocated) per loop"},
-      },
-      churn_metrics(),
-      [](const Args& a) { return std::make_unique<Churn>(a, false); },
-  };
+      200, {"pages", config::ParamType::integer, int64_t{2048}, 1, 1 << 24, {}, "pages touched (allocated) per loop"},
+      make_program<Churn<false>>);
 }
 
 WorkloadInfo thp_alloc_workload() {
-  using config::ParamType;
-  return {
-      "thp_alloc",
-      "order-9 THP allocation and free through pcp list 13 (rmqueue_bulk refills of 2 blocks)",
-      {
-          {"iterations", ParamType::integer, int64_t{2000}, 1, 1e9, {}, "loops per CPU"},
-          {"batch", ParamType::integer, int64_t{1}, 1, 1 << 16, {}, "THP blocks allocated, then freed, per loop"},
-      },
-      churn_metrics(),
-      [](const Args& a) { return std::make_unique<Churn>(a, true); },
-  };
+  return churn_workload("thp_alloc", "order-9 THP allocation and free through pcp list 13 (rmqueue_bulk refills of 2 blocks)",
+                        2000, {"batch", config::ParamType::integer, int64_t{1}, 1, 1 << 16, {}, "THP blocks allocated, then freed, per loop"},
+                        make_program<Churn<true>>);
 }
 
 }  // namespace pagesim::workload

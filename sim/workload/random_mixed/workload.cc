@@ -62,11 +62,11 @@ void task_body(D& d, typename D::Exec& ex, const RandomMixedParams& p, unsigned 
 
 class RandomMixed : public ProgramOf<RandomMixed> {
  public:
-  explicit RandomMixed(const Args& a) : params_(a.params) {}
+  using ProgramOf::ProgramOf;
 
   template <class D>
   void on(D& d) const {
-    const RandomMixedParams p = read_params(params_, d.seed(), d.short_mode());
+    const RandomMixedParams p = read_params(params(), d.seed(), d.short_mode());
     RandomMixedResult total;
     if constexpr (is_uniprocessor<D>) {
       // One task that picks a random CPU for every operation.
@@ -91,9 +91,6 @@ class RandomMixed : public ProgramOf<RandomMixed> {
     r.invariant_checks += total.invariant_checks;
     r.violations.insert(r.violations.end(), total.violations.begin(), total.violations.end());
   }
-
- private:
-  const config::Params& params_;
 };
 
 }  // namespace
@@ -122,7 +119,7 @@ WorkloadInfo random_mixed_workload() {
           {"faults_injected", "", run::kAllEngines, "struct pages corrupted by fault injection"},
           {"ops_per_s", "1/s", run::kAllEngines, "(allocs + frees) / elapsed_s", true},
       },
-      [](const Args& a) { return std::make_unique<RandomMixed>(a); },
+      make_program<RandomMixed>,
   };
 }
 

@@ -239,27 +239,23 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
 
 class Usemem : public ProgramOf<Usemem> {
  public:
-  explicit Usemem(const Args& a) : params_(a.params) {}
+  using ProgramOf::ProgramOf;
 
   template <class D>
   void on(D& d) const {
     if constexpr (is_uniprocessor<D>)
-      run_interleaved(d, params_);
+      run_interleaved(d, params());
     else if constexpr (is_virtual<D>)
-      run_virtual(d, params_);
+      run_virtual(d, params());
     else
-      run_native(d, params_);
+      run_native(d, params());
   }
-
- private:
-  const config::Params& params_;
 };
 
 }  // namespace
 
 WorkloadInfo usemem_workload() {
   using config::ParamType;
-  using run::kAllEngines, run::kVirtual, run::kUniprocessor, run::kNative;
   return {
       "usemem",
       "vm-scalability case-anon-w-rand-hugetlb: per task mmap MAP_HUGETLB (surplus reservation), fault every 2 MiB "
@@ -276,7 +272,7 @@ WorkloadInfo usemem_workload() {
           {"overcommit", ParamType::integer, int64_t{0}, 0, 1e12, {}, "nr_overcommit_hugepages (0: LKP's unit_size/2M + tasks + 1)"},
       },
       usemem_metric_infos(),
-      [](const Args& a) { return std::make_unique<Usemem>(a); },
+      make_program<Usemem>,
   };
 }
 

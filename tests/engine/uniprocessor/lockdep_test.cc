@@ -1,6 +1,6 @@
 // The uniprocessor exec's lockdep in miniature.
 #include "pagesim/error.h"
-#include "test_util.h"
+#include "mm/test_util.h"
 
 namespace pagesim::test {
 namespace {
