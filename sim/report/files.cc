@@ -72,12 +72,13 @@ std::string safe_component(const std::string& s) {
   return out;
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  TempFile tmp(path);
+namespace {
+
+void write_all(int fd, const std::string& path, const std::string& content) {
   const char* p = content.data();
   size_t left = content.size();
   while (left > 0) {
-    const ssize_t n = ::write(tmp.fd(), p, left);
+    const ssize_t n = ::write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
       fail(path, "write failed", errno);
@@ -85,10 +86,52 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     p += n;
     left -= static_cast<size_t>(n);
   }
+}
+
+// The file a path names once its symlinks are followed (a link's relative target is read from
+// the link's directory). The last component may not exist yet.
+fs::path follow_links(const std::string& path) {
+  fs::path p(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return p;
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) fail(path, "cannot read the symbolic link", ec.value());
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  fail(path, "too many levels of symbolic links", ELOOP);
+}
+
+// A device, FIFO or socket: written through, as a stream; it is never replaced.
+void write_through(const std::string& path, const fs::path& target, const std::string& content) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, "cannot open", errno);
+  try {
+    write_all(fd, path, content);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) fail(path, "close failed", errno);
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  if (path == "-") return write_all(STDOUT_FILENO, "<stdout>", content);
+  const fs::path target = follow_links(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::is_directory(st)) fail(path, "it is a directory", EISDIR);
+  if (fs::exists(st) && !fs::is_regular_file(st)) return write_through(path, target, content);
+  // A regular file (or none yet): replaced atomically at the link's target, so a link stays a link.
+  const std::string file = target.string();
+  TempFile tmp(file);
+  write_all(tmp.fd(), path, content);
   // The data must be on disk before the rename makes it visible under the final name.
   if (::fsync(tmp.fd()) != 0) fail(path, "fsync failed", errno);
   if (tmp.close() != 0) fail(path, "close failed", errno);
-  if (::rename(tmp.path().c_str(), path.c_str()) != 0) fail(path, "rename failed", errno);
+  if (::rename(tmp.path().c_str(), file.c_str()) != 0) fail(path, "rename failed", errno);
   tmp.commit();
 }
 

@@ -1,9 +1,13 @@
 // Atomic writes: the target is complete or untouched, never truncated, and no temporary file
 // is left behind.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "pagesim/error.h"
 #include "pagesim/report/report.h"
@@ -73,6 +77,68 @@ TEST_F(FilesTest, ProcDirLayout) {
   EXPECT_EQ(read_text((d / "buddyinfo").string()), a.proc.buddyinfo);
   EXPECT_EQ(read_text((d / "lock_stat").string()), a.proc.lock_stat);
   EXPECT_FALSE(fs::exists(d / "zoneinfo"));  // not captured: not written
+}
+
+// Output targets: a symlink is followed and stays a link; a device or FIFO is written through
+// and never replaced (docs/output.md). Device nodes are private ones made with mknod in the test's
+// folder; where mknod is not allowed (no root), those cases are skipped.
+TEST_F(FilesTest, SymlinkToAFileReplacesTheTargetAndStaysALink) {
+  const fs::path target = dir_ / "target.json", link = dir_ / "link.json";
+  report::write_file_atomic(target.string(), "old");
+  fs::create_symlink("target.json", link);  // relative, read from the link's directory
+  report::write_file_atomic(link.string(), "new");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(read_text(target.string()), "new");
+  EXPECT_EQ(entries(), 2u);
+}
+
+TEST_F(FilesTest, DanglingSymlinkCreatesItsTarget) {
+  const fs::path link = dir_ / "link.json";
+  fs::create_symlink(dir_ / "made.json", link);
+  report::write_file_atomic(link.string(), "made");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(read_text((dir_ / "made.json").string()), "made");
+}
+
+TEST_F(FilesTest, DirectoryIsInputError) {
+  EXPECT_THROW(report::write_file_atomic(dir_.string(), "x"), InputError);
+  EXPECT_TRUE(fs::is_directory(dir_));
+}
+
+bool make_char_device(const fs::path& p, unsigned major, unsigned minor) {
+  return ::mknod(p.c_str(), S_IFCHR | 0666, makedev(major, minor)) == 0;
+}
+
+TEST_F(FilesTest, NullDeviceIsWrittenThroughAndKept) {
+  const fs::path null = dir_ / "null";
+  if (!make_char_device(null, 1, 3)) GTEST_SKIP() << "mknod not allowed here";
+  report::write_file_atomic(null.string(), "discarded");
+  EXPECT_TRUE(fs::is_character_file(null));
+  const fs::path link = dir_ / "stdout";  // as /dev/stdout links to a device
+  fs::create_symlink(null, link);
+  report::write_file_atomic(link.string(), "discarded");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_TRUE(fs::is_character_file(null));
+  EXPECT_EQ(entries(), 2u);
+}
+
+TEST_F(FilesTest, FullDeviceFailsAndIsKept) {
+  const fs::path full = dir_ / "full";
+  if (!make_char_device(full, 1, 7)) GTEST_SKIP() << "mknod not allowed here";
+  EXPECT_THROW(report::write_file_atomic(full.string(), "no room"), InputError);
+  EXPECT_TRUE(fs::is_character_file(full));
+  EXPECT_EQ(entries(), 1u);
+}
+
+TEST_F(FilesTest, FifoIsStreamedToItsReader) {
+  const fs::path fifo = dir_ / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = read_text(fifo.string()); });
+  report::write_file_atomic(fifo.string(), "streamed");
+  reader.join();
+  EXPECT_EQ(got, "streamed");
+  EXPECT_TRUE(fs::is_fifo(fifo));
 }
 
 }  // namespace

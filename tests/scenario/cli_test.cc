@@ -126,6 +126,24 @@ TEST(Cli, OutputIntoMissingDirectoryFailsBeforeRunning) {
   EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
 }
 
+TEST(Cli, OutputThatIsAnInputIsRefusedAndTheInputKept) {
+  const fs::path dir = fresh_dir();
+  const fs::path scenario = dir / "s.yaml";
+  fs::copy_file(fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml", scenario);
+  const std::string before = slurp(scenario);
+  const Result r = pagesim("run --quiet " + quote(scenario.string()) + " --csv " + quote(scenario.string()), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("it is an input of this run"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(scenario), before);
+}
+
+TEST(Cli, JsonToStandardOutput) {
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const Result r = pagesim("run --quiet " + quote(golden.string()) + " --set repeats=1 --json -", fresh_dir());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"schema\": \"pagesim/1\""), std::string::npos);
+}
+
 TEST(Cli, RunWritesEveryOutputAndNoProgressWithoutATty) {
   const fs::path dir = fresh_dir();
   const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
@@ -165,7 +183,8 @@ TEST(VirtualCli, UsememPlacementToolReadsTheRunsTasks) {
 TEST(Cli, ListNamesEverySection) {
   const Result r = pagesim("list", fresh_dir());
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* s : {"random_mixed", "fault_field", "v5.17+eric", "buddy_check", "uniprocessor", "pcp_refill", "default.yaml"})
+  for (const char* s : {"random_mixed", "fault_field", "v5.17+eric", "buddy_check", "uniprocessor", "pcp_refill", "default.yaml",
+                        "Metrics", "ops_per_s"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
 }
 

@@ -55,11 +55,24 @@ scenario::ScenarioSet load(const std::string& file, const std::vector<std::strin
 }
 
 // Fails before any run when an output could not be written afterwards: a file whose directory
-// does not exist (--out creates its own directory, so only its parent must exist).
-void check_output_dirs(const scenario::Outputs& o, const std::string& out_dir) {
+// does not exist (--out creates its own directory, so only its parent must exist), or a file
+// the run reads (the scenario, a machine file, a placement trace), which the output would
+// overwrite.
+void check_outputs(const scenario::ScenarioSet& set, const scenario::Outputs& o, const std::string& out_dir) {
   namespace fs = std::filesystem;
+  std::vector<std::string> inputs;
+  for (const scenario::Scenario& sc : set) {
+    inputs.push_back(sc.file);
+    for (const std::string& f : {sc.engine_options.machine_file, sc.engine_options.sched_trace})
+      if (!f.empty()) inputs.insert(inputs.end(), {f, (fs::path(sc.file).parent_path() / f).string()});
+  }
   auto check = [&](const std::string& what, const std::string& path) {
-    if (path.empty()) return;
+    if (path.empty() || path == "-") return;
+    for (const std::string& in : inputs) {
+      std::error_code ec;
+      if (fs::equivalent(path, in, ec))
+        throw InputError(fmt::format("{} {}: it is an input of this run ({}); it would be overwritten", what, path, in));
+    }
     const fs::path p(path);
     const bool under_out = !out_dir.empty() && p.parent_path() == fs::path(out_dir);
     const fs::path dir = under_out ? fs::path(out_dir).parent_path() : p.parent_path();
@@ -91,7 +104,7 @@ int run(const RunArgs& a) {
   }
   scenario::override_outputs(set, o);
   const scenario::Outputs& out = set.front().outputs;
-  check_output_dirs(out, a.out_dir);
+  check_outputs(set, out, a.out_dir);
 
   std::vector<run::RunResult> runs;
   {

@@ -34,8 +34,11 @@ std::vector<run::RunResult> runs_from_json(const nlohmann::json& doc, const std:
 // One row per run and metric: variant,engine,repeat,sweep_key,sweep_value,metric,value.
 std::string to_csv(const std::vector<run::RunResult>& runs);
 
-// Writes `content` to `path` atomically: a temporary file in the same directory, then rename.
-// Throws InputError (naming the path) when it cannot.
+// Writes `content` to `path`. A regular file (or a new one) is replaced atomically: a temporary
+// file in the same directory, fsync, then rename; a symlink is followed, so the file it names is
+// replaced and the link stays a link. A device, FIFO or socket (/dev/null, /dev/stdout's
+// target) is written through and never replaced; "-" is standard output. Throws InputError
+// (naming the path) when it cannot, a directory included.
 void write_file_atomic(const std::string& path, const std::string& content);
 
 // Writes buddyinfo, zoneinfo, vmstat, pagetypeinfo and lock_stat of each run under
