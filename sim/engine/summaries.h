@@ -26,5 +26,4 @@ std::vector<run::LockStat> summarize_locks(const std::vector<const std::vector<L
 // IRQ-off time per site as metrics irq_off_<site>_{count,avg_ns,max_ns}.
 void summarize_irq_off(const IrqOffStat& s, std::map<std::string, double>& metrics);
 
-
 }  // namespace pagesim::engine
