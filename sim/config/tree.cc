@@ -5,8 +5,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 
 #include "pagesim/config/diagnostics.h"
+#include "pagesim/error.h"
 
 namespace pagesim::config {
 
@@ -21,6 +25,11 @@ class Converter {
   Node convert(const YAML::Node& y, const Pos& fallback) {
     Node n;
     n.pos = pos(y.Mark(), fallback);
+    // yaml-cpp shares an aliased node; the tree copies it, so count what the copies add up to.
+    if (++nodes_ > kMaxNodes)
+      fail(n.pos, "", fmt::format("the document expands to more than {} nodes (aliases that repeat aliases?); that is "
+                                  "the limit for a configuration file",
+                                  kMaxNodes));
     switch (y.Type()) {
       case YAML::NodeType::Undefined:
       case YAML::NodeType::Null:
@@ -67,6 +76,7 @@ class Converter {
 
   std::shared_ptr<const Source> src_;
   int first_col_;
+  size_t nodes_ = 0;
 };
 
 bool key_line(std::string_view line, size_t& indent, std::string& key) {
@@ -137,6 +147,19 @@ std::string describe(const Node& n) {
     case Node::Kind::scalar: break;
   }
   return n.quoted ? fmt::format("string \"{}\"", n.text) : fmt::format("'{}'", n.text);
+}
+
+std::string read_config_file(const std::string& path, std::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read {}: {}", path, what, std::strerror(errno)));
+  std::string text(kMaxInputBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw InputError(fmt::format("{}: cannot read {}: {}", path, what, std::strerror(errno)));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxInputBytes)
+    throw InputError(fmt::format("{}: the {} is larger than {} MiB, the limit for a configuration file", path, what,
+                                 kMaxInputBytes >> 20));
+  return text;
 }
 
 Node parse_yaml(std::shared_ptr<const Source> src, std::string_view text, int first_col, std::string_view error_path) {

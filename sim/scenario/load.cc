@@ -4,10 +4,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "pagesim/config/diagnostics.h"
 #include "overrides.h"
@@ -124,11 +121,7 @@ ScenarioSet load_string(std::string_view yaml, const std::string& name, const Lo
 }
 
 ScenarioSet load_file(const std::string& path, const LoadOptions& opt) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read scenario: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_string(text.str(), path, opt);
+  return load_string(read_config_file(path, "scenario"), path, opt);
 }
 
 nlohmann::ordered_json resolved_json(const ScenarioSet& set) {

@@ -6,9 +6,6 @@
 
 #include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "pagesim/config/diagnostics.h"
 #include "pagesim/config/schema.h"
@@ -132,11 +129,7 @@ MachineModel parse_machine_model(const std::string& yaml, const std::string& nam
 }
 
 MachineModel load_machine_model(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read machine file: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_machine_model(text.str(), path);
+  return parse_machine_model(read_config_file(path, "machine file"), path);
 }
 
 std::string default_machine_file() { return std::string(PAGESIM_MACHINES_DIR) + "/icx-8358-2s.yaml"; }

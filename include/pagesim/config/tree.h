@@ -52,8 +52,18 @@ struct Entry {
 // What a node is, for "got ..." in messages: "'0x10'", "string \"12\"", "a sequence", ...
 std::string describe(const Node& n);
 
+// Limits that keep a hostile or mistaken input from hanging a run: a configuration file is read
+// up to kMaxInputBytes (so /dev/zero ends), and a document may expand to kMaxNodes nodes (so an
+// alias bomb, a few hundred bytes that expand to 10^9 nodes, ends). Both fail with InputError.
+inline constexpr size_t kMaxInputBytes = 4u << 20;
+inline constexpr size_t kMaxNodes = 200000;
+
+// The text of a configuration file (`what`: "scenario", "machine file"), at most kMaxInputBytes.
+// Throws InputError naming the file when it cannot be read or is larger.
+std::string read_config_file(const std::string& path, std::string_view what);
+
 // Parses YAML text into a tree. Throws InputError for syntax errors, duplicate keys, non-scalar
-// keys and more than one document. An empty document is a null node.
+// keys, more than one document and more than kMaxNodes nodes once aliases are expanded. An empty document is a null node.
 //   text:       what to parse; src->text when it is the whole source (a file). A --set value is
 //               a slice of its argument that starts at column `first_col` of line 1.
 //   error_path: the key path named by a syntax error; "" guesses it from the lines above.
