@@ -176,16 +176,20 @@ RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned r
   return r;
 }
 
-unsigned auto_jobs(const scenario::ScenarioSet& set) {
-  uint64_t runs = 0, need = 0;
-  for (const scenario::Scenario& sc : set) {
-    runs += uint64_t{sc.repeats} * sc.variants.size();
+unsigned memory_jobs(const scenario::ScenarioSet& set) {
+  uint64_t need = 0;
+  for (const scenario::Scenario& sc : set)
     need = std::max<uint64_t>(need, sc.machine.total_pages() * sizeof(mm::Page) + (256u << 20));
-  }
-  uint64_t jobs = std::max(1u, std::thread::hardware_concurrency());
-  if (const uint64_t avail = mm::HostMemory::probe().mem_available_bytes; avail && need)
-    jobs = std::min(jobs, avail / need);
-  return static_cast<unsigned>(std::clamp<uint64_t>(std::min(jobs, runs), 1, std::numeric_limits<unsigned>::max()));
+  const uint64_t avail = mm::HostMemory::probe().mem_available_bytes;
+  if (!avail || !need) return std::numeric_limits<unsigned>::max();
+  return static_cast<unsigned>(std::clamp<uint64_t>(avail / need, 1, std::numeric_limits<unsigned>::max()));
+}
+
+unsigned auto_jobs(const scenario::ScenarioSet& set) {
+  uint64_t runs = 0;
+  for (const scenario::Scenario& sc : set) runs += uint64_t{sc.repeats} * sc.variants.size();
+  const uint64_t jobs = std::min<uint64_t>({std::max(1u, std::thread::hardware_concurrency()), memory_jobs(set), runs});
+  return static_cast<unsigned>(std::clamp<uint64_t>(jobs, 1, std::numeric_limits<unsigned>::max()));
 }
 
 std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOptions& opt) {
@@ -199,7 +203,8 @@ std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOption
     for (unsigned rep = 0; rep < sc.repeats; ++rep)
       for (size_t v = 0; v < sc.variants.size(); ++v) jobs.push_back({&sc, v, rep});
   const bool native = std::any_of(set.begin(), set.end(), [](const scenario::Scenario& sc) { return sc.engine == "native"; });
-  const unsigned asked = opt.jobs ? opt.jobs : auto_jobs(set);
+  // An explicit count is still held to what host memory holds: each run has its own memmap.
+  const unsigned asked = opt.jobs ? std::min(opt.jobs, memory_jobs(set)) : auto_jobs(set);
   const unsigned workers = native ? 1 : std::max(1u, std::min<unsigned>(asked, static_cast<unsigned>(jobs.size())));
 
   // The callbacks see one run at a time.

@@ -114,6 +114,8 @@ int run(const RunArgs& a) {
     run::RunOptions ro;
     ro.interrupt = &g_interrupted;
     ro.jobs = a.jobs;
+    if (const unsigned fit = run::memory_jobs(set); a.jobs > fit)
+      fmt::print(stderr, "pagesim: -j {} lowered to {}: host memory holds {} of these runs at once\n", a.jobs, fit, fit);
     ro.progress = [&](const run::Progress& p) { progress.update(p); };
     if (!out.proc_dir.empty())
       ro.capture = [](const mm::Machine& m, run::RunResult& r) { r.proc = report::snapshot(m, r.locks); };

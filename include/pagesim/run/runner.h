@@ -38,6 +38,11 @@ uint64_t repeat_seed(uint64_t seed, unsigned repeat);
 // Runs one variant/repeat of a scenario. Throws InputError for an unknown engine or workload.
 RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned repeat, const RunOptions& opt);
 
+// How many of the set's runs host memory holds at once (each run's memmap, 64 bytes per
+// simulated page, plus a margin for the cache model); at least 1. run_all holds an explicit
+// RunOptions::jobs to it as well.
+unsigned memory_jobs(const scenario::ScenarioSet& set);
+
 // How many of the set's runs fit at once on this host: one per host CPU, as many as host memory
 // holds (each run's memmap, 64 bytes per simulated page, plus a margin for the cache model),
 // at least 1 and at most the number of runs. (run_all runs the native engine one at a time

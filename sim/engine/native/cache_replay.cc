@@ -11,13 +11,11 @@
 
 namespace pagesim::engine {
 
-namespace {
-
-// A symbolic name for a modelled line, perf c2c style.
+// The regions from the top of the address space down: .data sits above the vmemmap.
 std::string line_name(uint64_t line) {
   const uint64_t addr = line << 6;
-  if (addr >= VMEMMAP_BASE) return fmt::format("struct page pfn {:#x}", (addr - VMEMMAP_BASE) / 64);
   if (addr >= GLOBAL_BASE) return fmt::format(".data+{:#x} (vm_zone_stat/hstate/hugetlb_lock)", addr - GLOBAL_BASE);
+  if (addr >= VMEMMAP_BASE) return fmt::format("struct page pfn {:#x}", (addr - VMEMMAP_BASE) / 64);
   if (addr >= PERCPU_BASE) return fmt::format("per-cpu area of cpu {}", (addr - PERCPU_BASE) / mm::kPercpuAreaStride);
   if (addr >= ZONE_BASE) {
     const uint64_t zone = (addr - ZONE_BASE) / mm::kZoneStride, off = (addr - ZONE_BASE) % mm::kZoneStride;
@@ -26,8 +24,6 @@ std::string line_name(uint64_t line) {
   }
   return fmt::format("line {:#x}", line);
 }
-
-}  // namespace
 
 void replay_native_logs(const mm::Machine& m, const std::vector<const std::vector<LoggedAccess>*>& logs, run::CacheSummary& out) {
   unsigned cores = 1;
@@ -67,9 +63,8 @@ void replay_native_logs(const mm::Machine& m, const std::vector<const std::vecto
                           "(Ice Lake-SP sizes); logs replayed after the run",
                           g.sockets, g.cores_per_socket);
   summarize_cache_model(st, out);
-  uint64_t rank = 0;
-  for (const cache::ContendedLine& l : st.top_lines(5, line_name))
-    out.counters[fmt::format("c2c_top{}: {}", ++rank, l.name)] = l.counts.total();
+  // Named by line, not by rank, so that the comparison puts the same line side by side.
+  for (const cache::ContendedLine& l : st.top_lines(5, line_name)) out.counters["c2c: " + l.name] = l.counts.total();
 }
 
 }  // namespace pagesim::engine

@@ -3,6 +3,7 @@
 // model explains the timing without having disturbed it.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "pagesim/engine/native/native.h"
@@ -10,6 +11,10 @@
 #include "pagesim/result/run_result.h"
 
 namespace pagesim::engine {
+
+// A symbolic name for a modelled line (its 64-byte index), perf c2c style: "struct page pfn
+// 0x1200", ".data+0x40 (...)", "zone node0/Normal lock", "per-cpu area of cpu 3".
+std::string line_name(uint64_t line);
 
 // Replays `logs[cpu]` into a cache model of the machine's shape (one socket per node, one core
 // per CPU, Ice Lake-SP cache sizes) and adds its counts (summarize_cache_model) to `out.counters`.
