@@ -8,9 +8,9 @@ std::vector<run::MetricInfo> engine_metrics() {
   std::vector<run::MetricInfo> m = {
       {"elapsed_s", "s", kAllEngines, "the measured phase (virtual time on the virtual engine)", true},
       {"sys_s", "s", kThreadedEngines, "time inside the allocator's syscalls, summed over CPUs (lock spinning included)", true},
-      {"threads", "", kNative, "CPU threads"},
-      {"host_cpus", "", kNative, "the host's CPUs"},
-      {"vcpus", "", kVirtual, "tasks run (one per vCPU unless usemem's nr_task says otherwise)"},
+      {"threads", "", kNative, "CPU threads", false, true},
+      {"host_cpus", "", kNative, "the host's CPUs", false, true},
+      {"vcpus", "", kVirtual, "tasks run (one per vCPU unless usemem's nr_task says otherwise)", false, true},
       {"model_accesses", "", kVirtual, "cache-model calls of all tasks"},
       {"causality_yields", "", kVirtual, "switches because a task's clock passed the next one's"},
       {"causality_slack_accesses", "", kVirtual, "accesses run ahead of the next clock under engine.slack_ns"},

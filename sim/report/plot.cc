@@ -2,14 +2,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <set>
 
 #include "gnuplot.h"
 #include "pagesim/error.h"
 #include "pagesim/report/report.h"
+#include "pagesim/run/runner.h"
 #include "paths.h"
 #include "stats.h"
 
@@ -135,7 +140,13 @@ class Plotter {
     const std::string path = data(name, dat);
     const size_t first = numeric ? 2 : 3;  // first avg column
     std::string body = common(metric + " against " + groups_[0].key + " (mean, error bar = stddev)", metric);
-    body += "set xlabel " + gp_quote(groups_[0].key) + "\nset key outside right top\nset offsets graph 0.05, graph 0.05, 0, 0\n";
+    body += "set xlabel " + gp_quote(groups_[0].key) + "\nset key outside right top\n";
+    // CPU and node counts double from point to point: a log2 axis spaces them evenly. Other
+    // numeric sweeps start at their first point, never below zero.
+    if (numeric && powers_of_two()) body += "set logscale x 2\nset offsets graph 0.05, graph 0.05, 0, 0\n";
+    else if (numeric) body += fmt::format("set xrange [{}:*]\nset offsets 0, graph 0.05, 0, 0\n", groups_.front().value);
+    else body += "set offsets graph 0.05, graph 0.05, 0, 0\n";
+    body += "set format y '%.3s%c'\n";  // human units on y: 1.5M, 250k, 3m
     std::string plot = "plot ";
     for (size_t i = 0; i < variants_.size(); ++i) {
       plot += i == 0 ? gp_quote(path) : std::string("''");
@@ -225,16 +236,29 @@ class Plotter {
     add(render(dir_, name, body + plot, width_for((hi - lo) * g.variants.size() / 2), 540));
   }
 
+  // Every sweep point a power of two above zero (1, 2, 4, ...): CPU and node counts.
+  bool powers_of_two() const {
+    for (const SweepGroup& g : groups_) {
+      double x = 0;
+      if (!is_number(g.value, x) || x < 1 || std::exp2(std::round(std::log2(x))) != x) return false;
+    }
+    return groups_.size() > 2;
+  }
+
   std::string dir_;
   std::vector<SweepGroup> groups_;
   std::vector<std::string> variants_;
 };
 
+// The result JSON from a file, or from standard input for "-".
 nlohmann::json load(const std::string& json_file) {
-  std::ifstream in(json_file);
-  if (!in) throw InputError(fmt::format("cannot read '{}'", json_file));
+  std::ifstream file;
+  if (json_file != "-") {
+    file.open(json_file);
+    if (!file) throw InputError(fmt::format("cannot read '{}': {}", json_file, std::strerror(errno)));
+  }
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(json_file == "-" ? std::cin : file);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: not valid JSON: {}", json_file, e.what()));
   }
@@ -248,11 +272,13 @@ std::vector<std::string> plot(const std::string& json_file, const std::string& o
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) throw InputError(fmt::format("cannot create directory '{}': {}", out_dir, ec.message()));
-  // Metrics that are 0 in every run carry no picture.
+  // Metrics that are 0 in every run carry no picture, nor do settings (run::MetricInfo::setting).
   std::set<std::string> metrics;
   for (const run::RunResult& r : runs)
-    for (const auto& [name, value] : r.metrics)
-      if (value != 0) metrics.insert(name);
+    for (const auto& [name, value] : r.metrics) {
+      const run::MetricInfo* info = run::find_metric(name);
+      if (value != 0 && !(info && info->setting)) metrics.insert(name);
+    }
   Plotter p(out_dir, runs);
   for (const std::string& m : metrics) p.metric_bars(m);
   for (const std::string& m : metrics) p.metric_sweep(m);

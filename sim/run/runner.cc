@@ -64,11 +64,11 @@ const std::vector<MetricInfo>& metric_table() {
         {"bad_pages", "", kAllEngines, "bad_page() reports"},
         {"leaked_pages", "", kAllEngines, "pages abandoned after a failed check"},
         {"nr_free_pages_drift", "pages", kAllEngines, "leaked pages still counted in NR_FREE_PAGES (the v5.17 bug)"},
-        {"valid.zone_below_low_wmark", "", kAllEngines, "1 if an allocation failed the low-watermark pass or a zone ends below it"},
-        {"valid.slowpath_entered", "", kAllEngines, "__alloc_pages_slowpath entries"},
-        {"valid.remote_fallback", "", kAllEngines, "numa_miss: allocations served by another node than the preferred one"},
-        {"valid.causality_slack", "", kAllEngines, "accesses run ahead of the next clock (virtual engine)"},
-        {"model_valid", "", kAllEngines, "1 when every valid.* flag is 0"},
+        {"valid.zone_below_low_wmark", "", kAllEngines, "1 if an allocation failed the low-watermark pass or a zone ends below it", false, true},
+        {"valid.slowpath_entered", "", kAllEngines, "__alloc_pages_slowpath entries", false, true},
+        {"valid.remote_fallback", "", kAllEngines, "numa_miss: allocations served by another node than the preferred one", false, true},
+        {"valid.causality_slack", "", kAllEngines, "accesses run ahead of the next clock (virtual engine)", false, true},
+        {"model_valid", "", kAllEngines, "1 when every valid.* flag is 0", false, true},
     };
     for (MetricInfo& i : t) i.owner = "runner";
     for (const MetricInfo& i : engine::engine_metrics()) t.push_back(i);

@@ -84,6 +84,32 @@ TEST_F(PlotTest, SinglePointBarsPerVariant) {
   EXPECT_EQ(fs::path(files[0]).filename(), "metric-throughput_kib_s.png");
 }
 
+TEST_F(PlotTest, SettingsAreNotPlottedAndCpuSweepsAreLog2) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  std::vector<run::RunResult> runs;
+  for (int cpus : {1, 2, 4, 8})
+    runs.push_back(make_run("v5.17", 0, {{"ops_per_s", 1000.0 * cpus}, {"threads", 1.0 * cpus}, {"model_valid", 1}},
+                            "machine.cpus", std::to_string(cpus)));
+  const std::string json = (dir_ / "result.json").string();
+  report::write_file_atomic(json, report::to_json({}, runs, false).dump());
+  std::set<std::string> names;
+  for (const std::string& f : report::plot(json, dir_.string())) names.insert(fs::path(f).filename().string());
+  EXPECT_TRUE(names.count("sweep-ops_per_s.png"));
+  for (const char* setting : {"metric-threads.png", "sweep-threads.png", "metric-model_valid.png"})
+    EXPECT_FALSE(names.count(setting)) << setting;
+  const std::string script = read_text((dir_ / "sweep-ops_per_s.gp").string());
+  EXPECT_NE(script.find("set logscale x 2"), std::string::npos) << script;
+}
+
+TEST_F(PlotTest, MissingFileSaysWhy) {
+  try {
+    report::plot((dir_ / "missing.json").string(), dir_.string());
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("No such file or directory"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(PlotTest, MissingOrMalformedJsonIsInputError) {
   EXPECT_THROW(report::plot((dir_ / "missing.json").string(), dir_.string()), InputError);
   report::write_file_atomic((dir_ / "bad.json").string(), "{not json");

@@ -144,6 +144,17 @@ TEST(Cli, JsonToStandardOutput) {
   EXPECT_NE(r.out.find("\"schema\": \"pagesim/1\""), std::string::npos);
 }
 
+TEST(Cli, PlotReadsStandardInput) {
+  if (std::system("gnuplot --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
+  const fs::path dir = fresh_dir();
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  ASSERT_EQ(pagesim("run --quiet " + quote(golden.string()) + " --set repeats=1 --json " + quote((dir / "r.json").string()), dir).code, 0);
+  const std::string cmd = quote(PAGESIM_BIN) + " plot - --out " + quote((dir / "plots").string()) + " <" +
+                          quote((dir / "r.json").string()) + " >/dev/null 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_TRUE(fs::exists(dir / "plots" / "metric-pcp_refills.png"));
+}
+
 TEST(Cli, RunWritesEveryOutputAndNoProgressWithoutATty) {
   const fs::path dir = fresh_dir();
   const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";

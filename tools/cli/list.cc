@@ -73,8 +73,9 @@ int list() {
   for (const std::string& e : run::engine_names()) fmt::print("  {:<20} {}\n", e, run::engine_description(e));
   fmt::print("\nMetrics (per run under \"metrics\" in the JSON; {{x}} stands for a node, site or iteration):\n");
   for (const run::MetricInfo& m : run::metric_table())
-    fmt::print("  {:<38} {:<6} {:<30} {}: {}{}\n", m.name, m.unit.empty() ? "-" : m.unit, run::engine_mask_names(m.engines),
-               m.owner, m.description, m.host_timed ? " [host-timed on uniprocessor/native]" : "");
+    fmt::print("  {:<38} {:<6} {:<30} {}: {}{}{}\n", m.name, m.unit.empty() ? "-" : m.unit, run::engine_mask_names(m.engines),
+               m.owner, m.description, m.host_timed ? " [host-timed on uniprocessor/native]" : "",
+               m.setting ? " [setting: not plotted]" : "");
   fmt::print("\nCounters (per run under \"vmstat\" in the JSON, and in --proc vmstat):\n");
   for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i)
     fmt::print("  {:<26} {}\n", mm::vm_event_name(i), mm::vm_event_description(i));

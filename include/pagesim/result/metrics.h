@@ -28,6 +28,7 @@ struct MetricInfo {
   uint8_t engines = kAllEngines;
   std::string description;
   bool host_timed = false;  // measured with the host clock: differs run to run
+  bool setting = false;     // an input or outcome flag echoed for the record (threads, model_valid): not plotted
   std::string owner = {};   // who reports it: "runner", an engine, or a workload's name
 };
 

@@ -59,9 +59,9 @@ void replay_native_logs(const mm::Machine& m, const std::vector<const std::vecto
   }
 
   const cache::CacheStats& st = model.stats();
-  out.model = fmt::format("software cache model: {} sockets x {} cores, L1d 48K, L2 1.25M, LLC 48M per socket "
+  out.model = fmt::format("software cache model: {} socket{} x {} core{}, L1d 48K, L2 1.25M, LLC 48M per socket "
                           "(Ice Lake-SP sizes); logs replayed after the run",
-                          g.sockets, g.cores_per_socket);
+                          g.sockets, g.sockets == 1 ? "" : "s", g.cores_per_socket, g.cores_per_socket == 1 ? "" : "s");
   summarize_cache_model(st, out);
   // Named by line, not by rank, so that the comparison puts the same line side by side.
   for (const cache::ContendedLine& l : st.top_lines(5, line_name)) out.counters["c2c: " + l.name] = l.counts.total();

@@ -112,7 +112,7 @@ WorkloadInfo random_mixed_workload() {
           {"check_every", ParamType::integer, int64_t{10000}, 0, 1e12, {}, "operations between invariant checks (0: at the end)"},
       },
       {
-          {"ops", "", run::kUniprocessor, "the ops parameter (after the tests' short mode)"},
+          {"ops", "", run::kUniprocessor, "the ops parameter (after the tests' short mode)", false, true},
           {"allocs", "", run::kAllEngines, "blocks allocated"},
           {"frees", "", run::kAllEngines, "blocks freed, those released at the end included"},
           {"alloc_failures", "", run::kAllEngines, "allocations that returned no page"},
