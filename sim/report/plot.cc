@@ -146,7 +146,7 @@ class Plotter {
     if (numeric && powers_of_two()) body += "set logscale x 2\nset offsets graph 0.05, graph 0.05, 0, 0\n";
     else if (numeric) body += fmt::format("set xrange [{}:*]\nset offsets 0, graph 0.05, 0, 0\n", groups_.front().value);
     else body += "set offsets graph 0.05, graph 0.05, 0, 0\n";
-    body += "set format y '%.3s%c'\n";  // human units on y: 1.5M, 250k, 3m
+    body += "set format y '%.1s%c'\n";  // human units on y: 1.5M, 250.0k, 3.0m
     std::string plot = "plot ";
     for (size_t i = 0; i < variants_.size(); ++i) {
       plot += i == 0 ? gp_quote(path) : std::string("''");
