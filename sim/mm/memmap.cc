@@ -53,6 +53,14 @@ std::vector<Pooled>& pool() {
 
 }  // namespace
 
+void Memmap::check_fits(uint64_t nr_pages, const HostMemory& host) {
+  const uint64_t bytes = nr_pages * sizeof(Page);
+  if (host.mem_available_bytes && bytes > host.mem_available_bytes)
+    throw InputError(fmt::format(
+        "machine: the memmap needs {} MiB of host memory for {} simulated pages, but only {} MiB is available",
+        bytes >> 20, nr_pages, host.mem_available_bytes >> 20));
+}
+
 Memmap::Memmap(uint64_t nr_pages, const HostMemory& host, bool prefer_hugetlb)
     : nr_pages_(nr_pages), prefer_hugetlb_(prefer_hugetlb) {
   constexpr size_t kHuge = 2u << 20;
@@ -71,10 +79,7 @@ Memmap::Memmap(uint64_t nr_pages, const HostMemory& host, bool prefer_hugetlb)
         return;
       }
   }
-  if (host.mem_available_bytes && bytes_ > host.mem_available_bytes)
-    throw InputError(fmt::format(
-        "machine: the memmap needs {} MiB of host memory for {} simulated pages, but only {} MiB is available",
-        bytes_ >> 20, nr_pages, host.mem_available_bytes >> 20));
+  check_fits(nr_pages, host);
   void* p = MAP_FAILED;
   // hugetlb: without MAP_NORESERVE the mapping reserves its huge pages now, so it either fits
   // or fails here (with MAP_NORESERVE a shortfall would be a SIGBUS later).

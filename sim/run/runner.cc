@@ -28,18 +28,46 @@ struct EngineInfo {
   std::string name;
   std::string description;
   void (*run)(const engine::RunInput&, const engine::Program&);
+  void (*check)(const mm::MachineSpec&, const engine::EngineOptions&, const std::string&);
+  std::vector<std::string> reads;  // the `engine:` keys it uses
 };
 
 const std::vector<EngineInfo>& engines() {
   static const std::vector<EngineInfo> kEngines = {
       {"uniprocessor", "one host thread plays every CPU in turn; deterministic; access counts, no timing model",
-       engine::run_uniprocessor},
+       engine::run_uniprocessor, nullptr, {}},
       {"native", "one OS thread per CPU, real locks and memory; lock_stat, IRQ-off times, host timings",
-       engine::run_native},
+       engine::run_native, engine::check_native, {"lock", "pin", "oversubscribe", "track", "lock_stat"}},
       {"virtual", "tasks as fibers on virtual CPUs, one host thread; deterministic virtual time from a machine file",
-       engine::run_virtual},
+       engine::run_virtual, engine::check_virtual, {"machine_file", "sched", "sched_trace", "slack_ns"}},
   };
   return kEngines;
+}
+
+const EngineInfo& engine_info(const scenario::Scenario& sc) {
+  for (const EngineInfo& e : engines())
+    if (e.name == sc.engine) return e;
+  throw InputError(fmt::format("{}: engine '{}' is not available", sc.file, sc.engine));
+}
+
+// The `engine:` keys a scenario sets away from their defaults.
+std::vector<std::string> engine_keys_set(const engine::EngineOptions& o) {
+  const engine::EngineOptions d;
+  const std::pair<const char*, bool> keys[] = {
+      {"lock", o.lock != d.lock},
+      {"pin", o.pin != d.pin},
+      {"oversubscribe", o.oversubscribe != d.oversubscribe},
+      {"track", o.track != d.track},
+      {"lock_stat", o.lock_stat != d.lock_stat},
+      {"machine_file", o.machine_file != d.machine_file},
+      {"sched", o.sched != d.sched},
+      {"sched_trace", o.sched_trace != d.sched_trace},
+      {"slack_ns", o.slack_ns != d.slack_ns},
+  };
+  std::vector<std::string> set;
+  for (const auto& [key, differs] : keys)
+    if (differs) set.push_back(key);
+  return set;
 }
 
 }  // namespace
@@ -82,6 +110,27 @@ const MetricInfo* find_metric(std::string_view name) {
   for (const MetricInfo& m : metric_table())
     if (metric_matches(m, name)) return &m;
   return nullptr;
+}
+
+std::vector<std::string> preflight(const scenario::ScenarioSet& set) {
+  std::vector<std::string> warnings;
+  for (const scenario::Scenario& sc : set) {
+    const EngineInfo& e = engine_info(sc);
+    try {
+      mm::Memmap::check_fits(sc.machine.total_pages(), mm::HostMemory::probe());
+      if (e.check) e.check(sc.machine, sc.engine_options, sc.file);
+    } catch (const InputError& err) {
+      const std::string what = err.what();
+      if (what.starts_with(sc.file)) throw;
+      throw InputError(fmt::format("{}: {}", sc.file, what));  // name the scenario the check was for
+    }
+    for (const std::string& key : engine_keys_set(sc.engine_options))
+      if (std::find(e.reads.begin(), e.reads.end(), key) == e.reads.end()) {
+        const std::string w = fmt::format("{}: engine.{} is set, but the {} engine ignores it", sc.file, key, e.name);
+        if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+      }
+  }
+  return warnings;
 }
 
 uint64_t repeat_seed(uint64_t seed, unsigned repeat) {
@@ -151,10 +200,7 @@ void collect_common(const mm::Machine& m, RunResult& r) {
 
 RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned repeat, const RunOptions& opt) {
   const scenario::Variant& v = sc.variants.at(variant_index);
-  const EngineInfo* eng = nullptr;
-  for (const EngineInfo& e : engines())
-    if (e.name == sc.engine) eng = &e;
-  if (!eng) throw InputError(fmt::format("{}: engine '{}' is not available", sc.file, sc.engine));
+  const EngineInfo* eng = &engine_info(sc);
   const workload::WorkloadInfo* w = workload::find_workload(sc.workload);
   if (!w) throw InputError(fmt::format("{}: workload '{}' is not registered", sc.file, sc.workload));
   RunResult r;

@@ -39,7 +39,11 @@ ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 1000.0)); 
 cache::CacheLevel level(const MapView& caches, std::string_view key) {
   const MapView m(caches.require(key), caches.path(key), {"size", "ways"});
   const uint64_t bytes = static_cast<uint64_t>(read_size(m.require("size"), m.path("size"), 1024, int64_t{1} << 40));
-  return cache::CacheLevel::of_size(bytes, integer(m, "ways", 1, 64));
+  const uint32_t ways = integer(m, "ways", 1, 64);
+  if (bytes % (uint64_t{ways} * cache::kLineBytes))
+    fail(m.require("size").pos, m.path("size"),
+         fmt::format("{} bytes is not a whole number of sets of {} ways x {} bytes", bytes, ways, cache::kLineBytes));
+  return cache::CacheLevel::of_size(bytes, ways);
 }
 
 }  // namespace
@@ -87,12 +91,12 @@ MachineModel parse_machine_model(const std::string& yaml, const std::string& nam
   auto set = [&](Outcome o, ps_t ps) { mm.latency_ps[static_cast<unsigned>(o)] = ps; };
   set(Outcome::l1, mm.cycles_to_ps(integer(lat, "l1_cycles", 1, 1000)));
   set(Outcome::l2, mm.cycles_to_ps(integer(lat, "l2_cycles", 1, 1000)));
-  set(Outcome::llc_local, ns_to_ps(number(lat, "llc_local_ns", 0, 10000)));
-  set(Outcome::llc_remote, ns_to_ps(number(lat, "llc_remote_ns", 0, 10000)));
-  set(Outcome::hitm_local, ns_to_ps(number(lat, "hitm_local_ns", 0, 10000)));
-  set(Outcome::hitm_remote, ns_to_ps(number(lat, "hitm_remote_ns", 0, 10000)));
-  set(Outcome::dram_local, ns_to_ps(number(lat, "dram_local_ns", 0, 10000)));
-  set(Outcome::dram_remote, ns_to_ps(number(lat, "dram_remote_ns", 0, 10000)));
+  set(Outcome::llc_local, ns_to_ps(number(lat, "llc_local_ns", 0.1, 10000)));
+  set(Outcome::llc_remote, ns_to_ps(number(lat, "llc_remote_ns", 0.1, 10000)));
+  set(Outcome::hitm_local, ns_to_ps(number(lat, "hitm_local_ns", 0.1, 10000)));
+  set(Outcome::hitm_remote, ns_to_ps(number(lat, "hitm_remote_ns", 0.1, 10000)));
+  set(Outcome::dram_local, ns_to_ps(number(lat, "dram_local_ns", 0.1, 10000)));
+  set(Outcome::dram_remote, ns_to_ps(number(lat, "dram_remote_ns", 0.1, 10000)));
   set(Outcome::prefetch, 0);  // a prefetch retires at once; its fill is not waited for
 
   const MapView mem(top.require("memory"), "memory",
@@ -114,6 +118,8 @@ MachineModel parse_machine_model(const std::string& yaml, const std::string& nam
     LoadPoint lp{number(p, "utilisation", 0, 10), ns_to_ps(number(p, "extra_ns", 0, 1e6))};
     if (!mm.loaded_latency.empty() && lp.utilisation <= mm.loaded_latency.back().utilisation)
       fail(curve.items[i].pos, p.path("utilisation"), "points must ascend in utilisation");
+    if (!mm.loaded_latency.empty() && lp.extra_ps < mm.loaded_latency.back().extra_ps)
+      fail(curve.items[i].pos, p.path("extra_ns"), "the extra latency must not fall as utilisation rises");
     mm.loaded_latency.push_back(lp);
   }
 

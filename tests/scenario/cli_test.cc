@@ -118,6 +118,26 @@ TEST(Cli, MissingScenarioFileExitsTwo) {
   EXPECT_NE(r.err.find("/nonexistent/s.yaml"), std::string::npos);
 }
 
+// validate refuses what run would refuse, and names the engine keys the engine ignores.
+TEST(Cli, ValidateChecksWhatRunChecks) {
+  const fs::path dir = fresh_dir();
+  const std::string src = PAGESIM_SOURCE_DIR;
+  const std::pair<std::string, std::string> refused[] = {
+      {src + "/scenarios/virtual-thp-128.yaml --set engine.machine_file=/nonexistent/m.yaml", "/nonexistent/m.yaml"},
+      {src + "/scenarios/default.yaml --set machine.memory_per_node=10000G", "the memmap needs"},
+      {src + "/scenarios/native-thp.yaml --set machine.cpus_per_node=512", "engine.oversubscribe"},
+      {src + "/scenarios/virtual-thp-128.yaml --set machine.nodes=4", "has 2 sockets"},
+  };
+  for (const auto& [args, why] : refused) {
+    const Result r = pagesim("validate " + args, dir);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find(why), std::string::npos) << args << ": " << r.err;
+  }
+  const Result r = pagesim("validate " + src + "/scenarios/native-thp.yaml --set engine.sched=cfs", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("engine.sched is set, but the native engine ignores it"), std::string::npos) << r.err;
+}
+
 TEST(Cli, OutputIntoMissingDirectoryFailsBeforeRunning) {
   const fs::path dir = fresh_dir();
   const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";

@@ -77,6 +77,23 @@ TEST(VirtualMachineFile, MissingAndMalformedValuesAreRefused) {
   EXPECT_THROW(parse_machine_model(descending, "m.yaml"), InputError);
 }
 
+// Values that parse but describe no machine: each names its key.
+TEST(VirtualMachineFile, ImpossibleMachinesAreRefused) {
+  auto refused = [](std::string text, const std::string& from, const std::string& to, const std::string& key) {
+    text.replace(text.find(from), from.size(), to);
+    try {
+      parse_machine_model(text, "m.yaml");
+      ADD_FAILURE() << to << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  };
+  refused(shipped_text(), "{utilisation: 0.844, extra_ns: 65}", "{utilisation: 0.844, extra_ns: 15}",
+          "memory.loaded_latency[3].extra_ns");
+  refused(shipped_text(), "dram_local_ns: 89.1", "dram_local_ns: 0", "latency.dram_local_ns");
+  refused(shipped_text(), "l2: {size: 1280K, ways: 20}", "l2: {size: 1281K, ways: 20}", "caches.l2.size");
+}
+
 TEST(VirtualMemoryModel, LoadedLatencyInterpolatesThePublishedCurve) {
   const MachineModel m = load_machine_model(default_machine_file());
   EXPECT_DOUBLE_EQ(m.extra_latency_ps(0), 0);

@@ -105,6 +105,7 @@ int run(const RunArgs& a) {
   scenario::override_outputs(set, o);
   const scenario::Outputs& out = set.front().outputs;
   check_outputs(set, out, a.out_dir);
+  for (const std::string& w : run::preflight(set)) fmt::print(stderr, "pagesim: warning: {}\n", w);
 
   std::vector<run::RunResult> runs;
   {
@@ -154,6 +155,7 @@ int validate(const ValidateArgs& a) {
     fmt::print("{}\n", scenario::resolved_json(set).dump(2));
     return 0;
   }
+  for (const std::string& w : run::preflight(set)) fmt::print(stderr, "pagesim: warning: {}\n", w);
   const scenario::Scenario& sc = set.front();
   fmt::print("{}: ok: {} variant(s) x {} repeat(s)", a.scenario, sc.variants.size(), sc.repeats);
   if (set.size() > 1) fmt::print(" x {} sweep points of {}", set.size(), sc.sweep.key);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pagesim/mm/machine.h"
+#include "pagesim/mm/machine_spec.h"
 #include "pagesim/result/metrics.h"
 #include "pagesim/result/run_result.h"
 
@@ -59,6 +60,12 @@ class Program {
 void run_uniprocessor(const RunInput& in, const Program& p);
 void run_native(const RunInput& in, const Program& p);
 void run_virtual(const RunInput& in, const Program& p);
+
+// What an engine would refuse at its start, checked before any run (and by `pagesim validate`):
+// the native engine's CPUs against the host's cores, the virtual engine's machine file and
+// placement trace and the machine's fit to them. Throw InputError.
+void check_native(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source);
+void check_virtual(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source);
 
 // The metrics the engines report themselves.
 std::vector<run::MetricInfo> engine_metrics();

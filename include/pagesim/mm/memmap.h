@@ -44,8 +44,11 @@ struct HostMemory {
 class Memmap {
  public:
   // Reserves the memmap for pfns [0, nr_pages). Throws InputError when the memmap cannot fit
-  // the host (the needed and available figures are in the message).
+  // the host (check_fits).
   Memmap(uint64_t nr_pages, const HostMemory& host, bool prefer_hugetlb = true);
+  // Throws InputError, with the needed and available figures, when a memmap of nr_pages pages
+  // (64 bytes each) is larger than the host's available memory.
+  static void check_fits(uint64_t nr_pages, const HostMemory& host);
   ~Memmap();
   Memmap(const Memmap&) = delete;
   Memmap& operator=(const Memmap&) = delete;

@@ -117,16 +117,18 @@ unsigned NativeEngine::host_cpus() {
   return n ? n : 1;
 }
 
+void NativeEngine::check_cpus(unsigned nr_cpus, bool oversubscribe) {
+  if (nr_cpus > host_cpus() && !oversubscribe)
+    throw InputError(fmt::format(
+        "engine: the native engine runs one thread per CPU; the machine has {} CPUs but this host has {} cores "
+        "(set engine.oversubscribe: true to run them anyway, with a blocking lock)",
+        nr_cpus, host_cpus()));
+}
+
 NativeEngine::NativeEngine(mm::Machine& m, NativeOptions opt)
     : m_(m), opt_(opt), locks_(opt.oversubscribe && m.nr_cpus() > host_cpus() ? LockImpl::mutex : opt.lock_impl) {
-  if (m.nr_cpus() > host_cpus()) {
-    if (!opt.oversubscribe)
-      throw InputError(fmt::format(
-          "engine: the native engine runs one thread per CPU; the machine has {} CPUs but this host has {} cores "
-          "(set engine.oversubscribe: true to run them anyway, with a blocking lock)",
-          m.nr_cpus(), host_cpus()));
-    oversubscribed_ = true;
-  }
+  check_cpus(m.nr_cpus(), opt.oversubscribe);
+  oversubscribed_ = m.nr_cpus() > host_cpus();
 }
 
 void NativeEngine::pin_self(unsigned cpu) const {

@@ -14,16 +14,20 @@ namespace pagesim::engine {
 
 namespace {
 
-template <bool Track>
-void run_native_t(const RunInput& in, const Program& program) {
-  using E = NativeCpu<Track>;
-  const EngineOptions& eo = in.options;
+NativeOptions native_options(const EngineOptions& eo, const std::string& source) {
   NativeOptions o;
   if (!parse_lock_impl(eo.lock, &o.lock_impl))
-    throw InputError(fmt::format("{}: engine.lock: '{}' is not one of qspinlock|ticket|mutex", in.source, eo.lock));
+    throw InputError(fmt::format("{}: engine.lock: '{}' is not one of qspinlock|ticket|mutex", source, eo.lock));
   o.pin = eo.pin;
   o.oversubscribe = eo.oversubscribe;
   o.lock_stat = eo.lock_stat;
+  return o;
+}
+
+template <bool Track>
+void run_native_t(const RunInput& in, const Program& program) {
+  using E = NativeCpu<Track>;
+  const NativeOptions o = native_options(in.options, in.source);
   NativeEngine eng(in.machine, o);
   const unsigned n = eng.nr_cpus();
   std::vector<std::unique_ptr<E>> cpus;
@@ -70,6 +74,11 @@ void run_native_t(const RunInput& in, const Program& program) {
 }
 
 }  // namespace
+
+void check_native(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source) {
+  native_options(o, source);
+  NativeEngine::check_cpus(spec.nr_cpus(), o.oversubscribe);
+}
 
 void run_native(const RunInput& in, const Program& program) {
   if (in.options.track)

@@ -9,6 +9,7 @@
 
 #include "../summaries.h"
 #include "pagesim/engine/virtual/driver.h"
+#include "pagesim/error.h"
 #include "pagesim/rng.h"
 #include "pagesim/vt/machine_model.h"
 
@@ -27,7 +28,17 @@ std::string input_path(const std::string& source, const std::string& f) {
   return fs::exists(beside) ? beside.string() : f;
 }
 
+std::string machine_file_of(const EngineOptions& eo, const std::string& source) {
+  return eo.machine_file.empty() ? vt::default_machine_file() : input_path(source, eo.machine_file);
+}
+
 }  // namespace
+
+void check_virtual(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source) {
+  VirtualEngine::geometry_for(spec, vt::load_machine_model(machine_file_of(o, source)));
+  if (!o.sched_trace.empty() && !std::filesystem::exists(input_path(source, o.sched_trace)))
+    throw InputError(fmt::format("{}: engine.sched_trace: '{}' does not exist", source, o.sched_trace));
+}
 
 void VirtualDriver::leave_start_barrier(Exec& ex, uint64_t round) const {
   constexpr ps_t kWakeJitterPs = 1000000;
@@ -92,8 +103,7 @@ void run_virtual(const RunInput& in, const Program& program) {
   VirtualOptions vo;
   vo.slack_ps = eo.slack_ns * 1000;
   if (!eo.sched_trace.empty()) vo.sched.trace_file = input_path(in.source, eo.sched_trace);
-  const std::string machine_file = eo.machine_file.empty() ? vt::default_machine_file() : input_path(in.source, eo.machine_file);
-  VirtualEngine eng(in.machine, vt::load_machine_model(machine_file), vo, make_sched_policy(eo.sched, vo.sched));
+  VirtualEngine eng(in.machine, vt::load_machine_model(machine_file_of(eo, in.source)), vo, make_sched_policy(eo.sched, vo.sched));
   VirtualDriver d(in, eng);
   program.run(d);
 

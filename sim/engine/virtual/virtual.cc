@@ -17,26 +17,31 @@ namespace {
 
 constexpr size_t kStackBytes = 1u << 20;  // model code is shallow; ASan frames are large
 
-cache::CacheGeometry geometry_for(const mm::Machine& m, const vt::MachineModel& model) {
+}  // namespace
+
+// One socket per node, as many cores as the largest node's CPUs need.
+cache::CacheGeometry VirtualEngine::geometry_for(const mm::MachineSpec& spec, const vt::MachineModel& model) {
   cache::CacheGeometry g = model.geometry;
+  const unsigned nodes = static_cast<unsigned>(spec.nodes.size());
   unsigned per_node = 1;
-  for (const mm::NodeSpec& n : m.spec().nodes) per_node = std::max(per_node, n.cpus);
-  g.sockets = m.nr_nodes();
+  for (const mm::NodeSpec& n : spec.nodes) per_node = std::max(per_node, n.cpus);
+  if (nodes > model.geometry.sockets)
+    throw InputError(fmt::format("virtual engine: the machine has {} nodes but the machine file {} has {} socket{}, one per node",
+                                 nodes, model.file, model.geometry.sockets, model.geometry.sockets == 1 ? "" : "s"));
+  g.sockets = nodes;
   g.cores_per_socket = (per_node + g.threads_per_core - 1) / g.threads_per_core;
   g.numbering = cache::CpuNumbering::socket_major;
   if (const std::string err = g.validate(); !err.empty())
     throw InputError(fmt::format("virtual engine: the machine ({} nodes, up to {} CPUs per node) does not fit the cache "
                                  "model with {} threads per core: {}",
-                                 m.nr_nodes(), per_node, g.threads_per_core, err));
+                                 nodes, per_node, g.threads_per_core, err));
   return g;
 }
-
-}  // namespace
 
 VirtualEngine::VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOptions opt, std::unique_ptr<SchedPolicy> policy)
     : m_(m), model_(std::move(model)), opt_(opt), policy_(std::move(policy)),
       // The report reads the cache model's counts by outcome, kind, site and lock, never per line.
-      cache_(geometry_for(m, model_), cache::PerLineContention::dropped),
+      cache_(geometry_for(m.spec(), model_), cache::PerLineContention::dropped),
       locks_(kNrLockIds), clears_(m.nr_nodes()) {
   for (unsigned o = 0; o < cache::kNumOutcomes; ++o) {
     overlapped_ps_[o] = model_.latency(static_cast<cache::Outcome>(o)) / model_.mlp;

@@ -81,6 +81,9 @@ class NativeEngine {
   unsigned nr_cpus() const { return m_.nr_cpus(); }
   bool oversubscribed() const { return oversubscribed_; }
   static unsigned host_cpus();
+  // Throws InputError when nr_cpus threads would oversubscribe the host's cores and that was not
+  // asked for (engine.oversubscribe).
+  static void check_cpus(unsigned nr_cpus, bool oversubscribe);
 
   // Runs fn(cpu) on one thread per simulated CPU and joins them. Exceptions thrown by a
   // thread are rethrown here (the first one).

@@ -189,7 +189,7 @@ class VirtualCpu {
 class VirtualEngine {
  public:
   // Throws InputError when the machine's shape does not fit the cache model (more sockets
-  // or CPUs per node than it holds).
+  // or CPUs per node than it holds) or the machine file (more nodes than sockets): geometry_for.
   VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOptions opt = {},
                 std::unique_ptr<SchedPolicy> policy = make_sched_policy("pinned", {}));
   ~VirtualEngine();
@@ -202,6 +202,9 @@ class VirtualEngine {
   // virtual timeline). The first exception a task throws is rethrown here; a deadlock (tasks
   // blocked forever) throws ModelError.
   void run(unsigned nr_tasks, const std::function<void(VirtualCpu&)>& fn);
+
+  // The cache geometry of a machine on a machine file; throws InputError when it does not fit.
+  static cache::CacheGeometry geometry_for(const mm::MachineSpec& spec, const vt::MachineModel& model);
 
   mm::Machine& machine() { return m_; }
   const vt::MachineModel& model() const { return model_; }
