@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   run->add_option("--out", ra.out_dir, "write result.json, result.csv and proc/ into DIR");
   run->add_option("--proc", ra.proc_dir, "write kernel-format buddyinfo, zoneinfo, vmstat, pagetypeinfo, lock_stat per run under DIR");
   run->add_flag("--quiet,-q", ra.quiet, "print neither the report nor the progress line");
+  run->add_flag("--verbose,-v", ra.verbose, "print each variant's metrics, zones, locks, cache counters and Bad page lines, and every comparison row");
   run->add_option("--jobs,-j", ra.jobs, "runs at once on host threads (uniprocessor and virtual engines; results do not change). Default: one per host CPU, as many as host memory holds")
       ->check(CLI::Range(1u, 256u));
 

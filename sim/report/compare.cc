@@ -9,6 +9,7 @@
 
 #include "compare_rows.h"
 #include "pagesim/report/report.h"
+#include "pagesim/run/runner.h"
 
 namespace pagesim::report {
 
@@ -164,17 +165,33 @@ std::vector<CompareBlock> compare_blocks(const std::vector<run::RunResult>& runs
   return blocks;
 }
 
-std::string compare_table(const std::vector<run::RunResult>& runs) {
+namespace {
+// A row the headline leaves out: the model's counters and vmstat, and settings.
+bool detail_row(const std::string& stat) {
+  if (stat.starts_with("cache.") || stat.starts_with("proc-vmstat.")) return true;
+  if (!stat.starts_with("pagesim.")) return false;
+  const run::MetricInfo* m = run::find_metric(stat.substr(8));
+  return m && m->setting;
+}
+}  // namespace
+
+std::string compare_table(const std::vector<run::RunResult>& runs, CompareRows which) {
   std::string out;
   for (const CompareBlock& b : compare_blocks(runs)) {
     block_header(out, b);
+    size_t left_out = 0;
     for (const CompareRow& row : b.rows) {
+      if (which == CompareRows::headline && detail_row(row.stat)) {
+        left_out++;
+        continue;
+      }
       for (size_t i = 0; i < row.cells.size(); ++i) {
         if (i > 0) out += format_change(row.cells[i].change, row.absolute_change);
         out += format_avg(row.cells[i].value.avg) + format_err(row.cells[i].value);
       }
       out += fmt::format("  {}\n", row.stat);
     }
+    if (left_out) out += fmt::format("  ({} more rows: cache.*, proc-vmstat.* and settings; --verbose, or \"compare\" in the JSON)\n", left_out);
     out += '\n';
   }
   return out;

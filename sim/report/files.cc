@@ -149,6 +149,10 @@ void write_proc_dir(const std::string& dir, const std::vector<run::RunResult>& r
         {"pagetypeinfo", &r.proc.pagetypeinfo}, {"lock_stat", &r.proc.lock_stat}};
     for (const auto& [name, text] : files)
       if (!text->empty()) write_file_atomic((d / name).string(), *text);
+    // The kernel log's "Bad page state" lines, as the run kept them (rate limited, as bad_page() is).
+    std::string dmesg;
+    for (const std::string& line : r.bad_page_reports) dmesg += line + "\n";
+    if (!dmesg.empty()) write_file_atomic((d / "dmesg").string(), dmesg);
   }
 }
 

@@ -109,9 +109,25 @@ void health(std::string& out, const VariantRuns& v) {
     for (const std::string& note : v.runs.front()->notes) out += fmt::format("  note: {}\n", note);
 }
 
+// The headline view's line per variant: its invariant checks and bad pages, with the first
+// "Bad page state" line (the rest are behind --verbose and in --proc DIR/.../dmesg).
+void health_line(std::string& out, const VariantRuns& v) {
+  uint64_t checks = 0;
+  size_t violations = 0, bad = 0;
+  for (const run::RunResult* r : v.runs) {
+    checks += r->invariant_checks;
+    violations += r->violations.size();
+    bad += r->bad_page_reports.size();
+  }
+  out += fmt::format("  {:<28} invariants: {} checks, {} violation{}; {} \"Bad page state\" line{}\n", v.variant, checks,
+                     violations, violations == 1 ? "" : "s", bad, bad == 1 ? "" : "s");
+  for (const run::RunResult* r : v.runs)
+    for (const std::string& s : r->violations) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
+}
+
 }  // namespace
 
-std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs) {
+std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs, bool verbose) {
   std::string out;
   if (!set.empty()) {
     const scenario::Scenario& sc = set.front();
@@ -124,6 +140,25 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
       out += fmt::format(", sweep {} = {}", sc.sweep.key, fmt::join(values, ", "));
     }
     out += "\n\n";
+  }
+  if (!verbose) {
+    for (const SweepGroup& g : group_runs(runs)) {
+      if (!g.key.empty()) out += fmt::format("{} = {}:\n", g.key, g.value);
+      for (const VariantRuns& v : g.variants) health_line(out, v);
+    }
+    std::vector<std::string> notes;
+    for (const run::RunResult& r : runs)
+      for (const std::string& n : r.notes)
+        if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+    for (const std::string& n : notes) out += fmt::format("  note: {}\n", n);
+    for (const run::RunResult& r : runs)
+      if (!r.bad_page_reports.empty()) {
+        out += fmt::format("  the first Bad page lines ({} repeat {}; all: --verbose, or --proc DIR/.../dmesg):\n", r.variant, r.repeat);
+        for (size_t i = 0; i < std::min<size_t>(2, r.bad_page_reports.size()); ++i) out += "    " + r.bad_page_reports[i] + "\n";
+        break;
+      }
+    out += "  (per-variant metrics, zones, locks, cache counters and every Bad page line: --verbose)\n\n";
+    return out + compare_table(runs, CompareRows::headline);
   }
   for (const SweepGroup& g : group_runs(runs)) {
     if (!g.key.empty()) out += fmt::format("=== {} = {} ===\n\n", g.key, g.value);

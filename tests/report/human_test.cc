@@ -18,7 +18,7 @@ TEST(HumanReport, PlacementCountsTaskIterationsByNode) {
   r.tasks = {{.task = 0, .iterations = {at(0, 0, {2.0, 1.0}), at(0, 0, {0.5, 1.5})}},
              {.task = 1, .iterations = {at(1, 1, {0.0, 3.0}), at(0, 0, {1.0, 0.0}, true)}},
              {.task = 2, .iterations = {at(0, 0, {0.1, 0.9}), at(1, 1, {0.0, 2.0})}}};
-  const std::string text = report::human({}, {r});
+  const std::string text = report::human({}, {r}, true);
   EXPECT_NE(text.find("placement (repeat 0, task-iterations by node of mmap → first fault → most of the store loop):\n"
                       "    0→0→0           1\n"
                       "    0→0→1           2\n"
@@ -28,10 +28,33 @@ TEST(HumanReport, PlacementCountsTaskIterationsByNode) {
       << text;
   // Engines that do not follow the loop show mmap → fault only; other workloads show nothing.
   r.tasks = {{.task = 0, .iterations = {at(1, 0, {})}}};
-  EXPECT_NE(report::human({}, {r}).find("task-iterations by node of mmap → first fault):\n    1→0             1\n"),
+  EXPECT_NE(report::human({}, {r}, true).find("task-iterations by node of mmap → first fault):\n    1→0             1\n"),
             std::string::npos);
   r.tasks.clear();
-  EXPECT_EQ(report::human({}, {r}).find("placement"), std::string::npos);
+  EXPECT_EQ(report::human({}, {r}, true).find("placement"), std::string::npos);
+}
+
+// The default view leads with the headline: a line per variant, the first Bad page lines, and
+// the comparison without the model's counters; --verbose has the rest.
+TEST(HumanReport, HeadlineSummarisesAndVerboseDetails) {
+  std::vector<run::RunResult> runs = {make_run("v5.17", 0, {{"allocs", 10}}), make_run("v5.18", 0, {{"allocs", 12}})};
+  for (run::RunResult& r : runs) {
+    r.invariant_checks = 3;
+    for (int i = 0; i < 5; ++i) r.bad_page_reports.push_back("BUG: Bad page state in process pagesim  pfn:" + std::to_string(i));
+    r.cache.counters["struct_page_in_zone_lock"] = 7;
+  }
+  const std::string head = report::human({}, runs);
+  EXPECT_NE(head.find("v5.17                        invariants: 3 checks, 0 violations; 5 \"Bad page state\" lines"),
+            std::string::npos) << head;
+  EXPECT_NE(head.find("pfn:1\n"), std::string::npos) << head;   // the first few
+  EXPECT_EQ(head.find("pfn:4\n"), std::string::npos) << head;   // not all
+  EXPECT_NE(head.find("pagesim.allocs"), std::string::npos) << head;
+  EXPECT_EQ(head.find("cache.struct_page_in_zone_lock"), std::string::npos) << head;
+  EXPECT_NE(head.find("more rows: cache.*"), std::string::npos) << head;
+  const std::string all = report::human({}, runs, true);
+  EXPECT_NE(all.find("pfn:4\n"), std::string::npos);
+  EXPECT_NE(all.find("cache.struct_page_in_zone_lock"), std::string::npos);
+  EXPECT_NE(all.find("zones (repeat 0"), std::string::npos);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The pagesim binary: exit codes, messages on stderr, no output files on bad input, `validate`
 // on every shipped scenario, and a golden `validate --resolved`.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <sys/wait.h>
 
 #include <filesystem>
@@ -173,6 +175,18 @@ TEST(Cli, PlotReadsStandardInput) {
                           quote((dir / "r.json").string()) + " >/dev/null 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   EXPECT_TRUE(fs::exists(dir / "plots" / "metric-pcp_refills.png"));
+}
+
+// The README's first command: its report fits one screen, the comparison included.
+TEST(Cli, DefaultScenarioHeadlineFitsOneScreen) {
+  const fs::path dir = fresh_dir();
+  const Result r = pagesim("run " + quote(std::string(PAGESIM_SOURCE_DIR) + "/scenarios/default.yaml") +
+                               " --set repeats=1 --set workload.params.ops=20000 --proc " + quote((dir / "proc").string()),
+                           dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_LE(std::count(r.out.begin(), r.out.end(), '\n'), 50) << r.out;
+  EXPECT_NE(r.out.find("pagesim.allocs"), std::string::npos) << r.out;
+  EXPECT_NE(slurp(dir / "proc/v5.17/0/dmesg").find("BUG: Bad page state"), std::string::npos);
 }
 
 TEST(Cli, RunWritesEveryOutputAndNoProgressWithoutATty) {

@@ -13,6 +13,7 @@ struct RunArgs {
   std::vector<std::string> sets;  // --set key=value
   std::string json, csv, out_dir, proc_dir;
   bool quiet = false;
+  bool verbose = false;  // per-variant detail and the whole comparison table
   unsigned jobs = 0;  // runs at once (not the native engine's); 0: as many as the host fits
 };
 int run(const RunArgs& a);

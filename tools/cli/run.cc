@@ -125,7 +125,7 @@ int run(const RunArgs& a) {
   // The runner stops between runs, so every run kept is complete; the document says the set is not.
   const bool interrupted = g_interrupted.load();
 
-  if (!a.quiet) fmt::print("{}", report::human(set, runs));
+  if (!a.quiet) fmt::print("{}", report::human(set, runs, a.verbose));
   // Files only now that the runs are over; each is written atomically.
   if (!a.out_dir.empty()) {
     std::error_code ec;

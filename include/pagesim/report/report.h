@@ -12,13 +12,19 @@
 
 namespace pagesim::report {
 
-// Per variant: throughput, phase times, allocation rate, pcp refills/drains, bad and leaked
-// pages, the buddy state, a lock table and a cache table. Then the comparison table.
-std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs);
+// The headline (the default): the scenario, a line per variant with its invariant checks and
+// bad-page count, the runs' notes, then the comparison table's headline rows. Verbose: per
+// variant its metrics, zones, locks, placement, cache counters and every "Bad page state" line,
+// then the whole comparison table.
+std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs, bool verbose = false);
+
+// Which comparison rows: all, or the headline (no cache.* and proc-vmstat.* rows, no settings
+// such as pagesim.threads; a closing line counts what was left out).
+enum class CompareRows { all, headline };
 
 // The kernel test robot's comparison: "base avg ±stddev%  %change  variant avg ±stddev%  metric",
 // averaged over repeats; stddev printed only above 2%, as LKP does. One block per sweep point.
-std::string compare_table(const std::vector<run::RunResult>& runs);
+std::string compare_table(const std::vector<run::RunResult>& runs, CompareRows which = CompareRows::all);
 // The same rows as JSON objects for "compare".
 nlohmann::ordered_json compare_json(const std::vector<run::RunResult>& runs);
 
