@@ -132,11 +132,22 @@ std::vector<CompareBlock> compare_blocks(const std::vector<run::RunResult>& runs
           if (base_rank(name) < kOwnRanks || value != 0) names.insert(name);
       }
     }
+    // Stats the host clock measured: they vary from run to run (not on the virtual engine).
+    std::set<std::string> host_timed;
+    if (b.engine != "virtual")
+      for (const VariantRuns& v : g.variants)
+        for (const run::RunResult* r : v.runs) {
+          for (const auto& [name, value] : r->metrics)
+            if (const run::MetricInfo* m = run::find_metric(name); m && m->host_timed) host_timed.insert(stat_name(name));
+          for (const run::LockStat& l : r->locks)
+            for (const char* f : {"waittime-total", "waittime-max", "holdtime-total", "holdtime-max"})
+              host_timed.insert("lock_stat." + l.name + "." + f);
+        }
     std::vector<std::string> ordered(names.begin(), names.end());
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](const std::string& a, const std::string& b) { return base_rank(a) < base_rank(b); });
     for (const std::string& name : ordered) {
-      CompareRow row{name, name.ends_with('%'), {}};
+      CompareRow row{name, name.ends_with('%'), host_timed.count(name) > 0, {}};
       for (size_t i = 0; i < g.variants.size(); ++i) {
         std::vector<double> values;
         for (const auto& s : stats[i]) {
@@ -166,6 +177,17 @@ std::vector<CompareBlock> compare_blocks(const std::vector<run::RunResult>& runs
 }
 
 namespace {
+// A host-timed change is shown only over 3 or more repeats and when it stands clear of the
+// noise (the two sides' relative stddevs added), as LKP shows only significant changes.
+bool shown_change(const CompareRow& row, const CompareBlock& b, size_t i) {
+  if (!row.host_timed) return true;
+  if (b.max_repeats < 3) return false;
+  const Summary& base = row.cells[0].value;
+  const Summary& other = row.cells[i].value;
+  const double noise = std::max(0.0, base.stddev_pct()) + std::max(0.0, other.stddev_pct());
+  return std::fabs(row.cells[i].change) > noise;
+}
+
 // A row the headline leaves out: the model's counters and vmstat, and settings.
 bool detail_row(const std::string& stat) {
   if (stat.starts_with("cache.") || stat.starts_with("proc-vmstat.")) return true;
@@ -186,10 +208,10 @@ std::string compare_table(const std::vector<run::RunResult>& runs, CompareRows w
         continue;
       }
       for (size_t i = 0; i < row.cells.size(); ++i) {
-        if (i > 0) out += format_change(row.cells[i].change, row.absolute_change);
+        if (i > 0) out += shown_change(row, b, i) ? format_change(row.cells[i].change, row.absolute_change) : std::string(kRelWidth + 2, ' ');
         out += format_avg(row.cells[i].value.avg) + format_err(row.cells[i].value);
       }
-      out += fmt::format("  {}\n", row.stat);
+      out += fmt::format("  {}{}\n", row.stat, row.host_timed ? "  (host clock)" : "");
     }
     if (left_out) out += fmt::format("  ({} more rows: cache.*, proc-vmstat.* and settings; --verbose, or \"compare\" in the JSON)\n", left_out);
     out += '\n';

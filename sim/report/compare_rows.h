@@ -26,6 +26,7 @@ struct CompareCell {
 struct CompareRow {
   std::string stat;
   bool absolute_change = false;  // names ending in '%': a difference, not a percentage
+  bool host_timed = false;       // measured with the host clock (uniprocessor, native): noisy
   std::vector<CompareCell> cells;  // the base first
 };
 

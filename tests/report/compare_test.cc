@@ -27,6 +27,7 @@ std::vector<run::RunResult> robot_runs() {
                             {{"throughput_kib_s", tput_b[rep]}, {"free_time_s", free_b[rep]}, {"idle%", idle_b[rep]},
                              {"instructions", insn_b[rep]}, {"slowpath_entries", 0.8}, {"elapsed_s", 177.98}}));
   }
+  for (run::RunResult& r : runs) r.engine = "virtual";  // modelled times: every change is shown
   runs[0].vmstat["pgalloc_normal"] = 1599893;
   runs[2].vmstat["pgalloc_normal"] = 1424527;
   runs[0].vmstat["pcp_drain"] = 0;  // zero everywhere: not shown
@@ -72,10 +73,11 @@ TEST(CompareTableTest, OneBlockPerSweepPointAndBaseFirst) {
     for (unsigned rep = 0; rep < 2; ++rep)
       for (const char* v : {"v5.17", "v5.17+mel"})
         runs.push_back(make_run(v, rep, {{"ops_per_s", std::string(v) == "v5.17" ? 100.0 : 150.0}}, "machine.cpus", cpus));
+  for (run::RunResult& r : runs) r.engine = "virtual";
   const std::string t = report::compare_table(runs);
-  EXPECT_NE(t.find("engine/repeats/machine.cpus:\n  uniprocessor/2/1\n"), std::string::npos) << t;
-  EXPECT_NE(t.find("engine/repeats/machine.cpus:\n  uniprocessor/2/2\n"), std::string::npos) << t;
-  EXPECT_LT(t.find("uniprocessor/2/1"), t.find("uniprocessor/2/2"));
+  EXPECT_NE(t.find("engine/repeats/machine.cpus:\n  virtual/2/1\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("engine/repeats/machine.cpus:\n  virtual/2/2\n"), std::string::npos) << t;
+  EXPECT_LT(t.find("virtual/2/1"), t.find("virtual/2/2"));
   EXPECT_NE(t.find("    100.00           +50.0%     150.00        pagesim.ops_per_s\n"), std::string::npos) << t;
 
   const nlohmann::ordered_json j = report::compare_json(runs);
@@ -97,6 +99,28 @@ TEST(CompareJsonTest, ZeroBaseHasNoFiniteChange) {
       EXPECT_DOUBLE_EQ(row["values"][1]["avg"].get<double>(), 0.8);
     }
   EXPECT_TRUE(seen);
+}
+
+// Host-timed stats on the uniprocessor and native engines: marked, and a change is shown only
+// over 3 or more repeats and beyond the noise; modelled counts are always compared.
+TEST(CompareTableTest, HostTimedChangesNeedRepeatsAndToStandClearOfTheNoise) {
+  auto table = [](unsigned repeats, double spread, double gain) {
+    std::vector<run::RunResult> runs;
+    for (unsigned rep = 0; rep < repeats; ++rep) {
+      const double wobble = rep % 2 ? 1 + spread : 1 - spread;
+      runs.push_back(make_run("v5.17", rep, {{"ops_per_s", 1000 * wobble}, {"allocs", 1000}}));
+      runs.push_back(make_run("v5.18", rep, {{"ops_per_s", 1000 * gain * wobble}, {"allocs", 1100}}));
+    }
+    return report::compare_table(runs);
+  };
+  const std::string two = table(2, 0.01, 1.5);
+  EXPECT_NE(two.find("                   1500        pagesim.ops_per_s  (host clock)\n"), std::string::npos) << two;
+  EXPECT_NE(two.find("+10.0%"), std::string::npos) << two;  // allocs: a modelled count
+  const std::string clear = table(4, 0.01, 1.5);
+  EXPECT_NE(clear.find("+50.0%       1500        pagesim.ops_per_s  (host clock)"), std::string::npos) << clear;
+  const std::string noisy = table(4, 0.2, 1.1);  // +10% inside 20% + 20% of stddev
+  EXPECT_EQ(noisy.find("+10.0%       1100 \u00b1 20%  pagesim.ops_per_s"), std::string::npos) << noisy;
+  EXPECT_NE(noisy.find("pagesim.ops_per_s  (host clock)"), std::string::npos) << noisy;
 }
 
 }  // namespace
