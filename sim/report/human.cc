@@ -12,9 +12,12 @@ namespace pagesim::report {
 
 namespace {
 
+// A whole number as one (100111, not 100111.00 or 1e+05); otherwise 4 significant digits,
+// never in exponent form above 1 (1024000.5 -> 1024000).
 std::string format_value(const Summary& s) {
-  std::string v = std::fabs(s.avg) >= 1e6 || (s.avg != 0 && std::fabs(s.avg) < 1e-2) ? fmt::format("{:.4g}", s.avg)
-                                                                                    : fmt::format("{:.2f}", s.avg);
+  std::string v = s.avg == std::trunc(s.avg) && std::fabs(s.avg) < 1e15 ? fmt::format("{}", static_cast<long long>(s.avg))
+                  : std::fabs(s.avg) >= 1000                            ? fmt::format("{:.0f}", s.avg)
+                                                                        : fmt::format("{:.4g}", s.avg);
   if (s.stddev_pct() > 0) v += fmt::format(" \u00b1{:.1f}%", s.stddev_pct());
   return v;
 }

@@ -30,7 +30,7 @@ run::TaskPlacement::Iteration placement_of(const UsememTaskResult& t) {
 }  // namespace
 
 void usemem_metrics(const std::vector<std::vector<UsememTaskResult>>& results, unsigned nr_nodes,
-                    run::RunResult& r) {
+                    run::RunResult& r, bool phase_times) {
   std::map<std::string, double>& m = r.metrics;
   r.tasks.clear();
   for (const auto& iteration : results) {
@@ -81,8 +81,10 @@ void usemem_metrics(const std::vector<std::vector<UsememTaskResult>>& results, u
   m["median_kib_s"] = median_mean;
   m["median_stddev_pct"] = run::stddev_pct_of(medians);
   m["free_time_s"] = free_n ? free_sum / free_n : 0;
-  m["reserve_time_s"] = free_n ? reserve_s / free_n : 0;  // mean per task and iteration
-  m["fault_time_s"] = free_n ? fault_s / free_n : 0;
+  if (phase_times) {  // mean per task and iteration
+    m["reserve_time_s"] = free_n ? reserve_s / free_n : 0;
+    m["fault_time_s"] = free_n ? fault_s / free_n : 0;
+  }
   m["remote_store_share_pct"] = stores ? remote_stores / stores * 100 : 0;
   m["stores"] = stores;
   m["user_s"] = user_ns / 1e9;
@@ -104,10 +106,8 @@ std::vector<run::MetricInfo> usemem_metric_infos() {
       {"median_kib_s", "KiB/s", kAllEngines, "vm-scalability.median: the tasks' upper median, mean over iterations", true},
       {"median_stddev_pct", "%", kAllEngines, "its spread over iterations", true},
       {"free_time_s", "s", kAllEngines, "vm-scalability.free_time: mean munmap time per task and iteration", true},
-      {"reserve_time_s", "s", kAllEngines,
-       "mean per task and iteration of its mmap, the surplus reservation (virtual engine; 0 on the others)"},
-      {"fault_time_s", "s", kAllEngines,
-       "mean per task and iteration of its fault loop: dequeue and clear_huge_page (virtual engine; 0 on the others)"},
+      {"reserve_time_s", "s", kVirtual, "mean per task and iteration of its mmap, the surplus reservation"},
+      {"fault_time_s", "s", kVirtual, "mean per task and iteration of its fault loop: dequeue and clear_huge_page"},
       {"remote_store_share_pct", "%", kAllEngines,
        "node-store-miss-rate: stores to a page homed on another node than the storing CPU's"},
       {"stores", "", kAllEngines, "8-byte stores issued"},

@@ -14,8 +14,9 @@ namespace pagesim::workload {
 // results[i] are iteration i's task results, in task order. Adds vm-scalability's throughput,
 // median, free_time and their stddev, the remote-store share and the placement counts to
 // r.metrics, and each task's placement per iteration to r.tasks (timelines are the engine's).
+// `phase_times`: the engine timed each task's mmap and faults (reserve_time_s, fault_time_s).
 void usemem_metrics(const std::vector<std::vector<UsememTaskResult>>& results, unsigned nr_nodes,
-                    run::RunResult& r);
+                    run::RunResult& r, bool phase_times = false);
 
 // The metrics usemem_metrics() and the engines' usemem bodies report.
 std::vector<run::MetricInfo> usemem_metric_infos();

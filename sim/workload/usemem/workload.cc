@@ -218,7 +218,7 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
   });
 
   auto& m = r.metrics;
-  usemem_metrics(results, nodes, r);
+  usemem_metrics(results, nodes, r, true);
   for (unsigned t = 0; t < n && t < r.tasks.size(); ++t)
     for (const VirtualCpu::Placement& p : eng.task(t).placements()) r.tasks[t].timeline.push_back({p.at / 1000, p.cpu});
   m["size_bytes"] = static_cast<double>(s.task.size);
