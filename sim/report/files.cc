@@ -135,9 +135,12 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   tmp.commit();
 }
 
-void write_proc_dir(const std::string& dir, const std::vector<run::RunResult>& runs) {
+namespace {
+
+// Writes every run's files under `root`.
+void write_proc_tree(const fs::path& root, const std::vector<run::RunResult>& runs) {
   for (const run::RunResult& r : runs) {
-    fs::path d(dir);
+    fs::path d = root;
     if (!r.sweep_key.empty()) d /= safe_component(r.sweep_key + "=" + r.sweep_value);
     d /= safe_component(r.variant);
     d /= std::to_string(r.repeat);
@@ -154,6 +157,45 @@ void write_proc_dir(const std::string& dir, const std::vector<run::RunResult>& r
     for (const std::string& line : r.bad_page_reports) dmesg += line + "\n";
     if (!dmesg.empty()) write_file_atomic((d / "dmesg").string(), dmesg);
   }
+}
+
+}  // namespace
+
+// The tree is written beside `dir` and swapped in whole, so an earlier run's folders never stay
+// next to this run's, and a failure (a full disk) leaves the earlier tree as it was.
+void write_proc_dir(const std::string& dir, const std::vector<run::RunResult>& runs) {
+  const fs::path target = fs::path(dir).lexically_normal();
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const std::string base = target.filename().string();
+  const fs::path fresh = parent / fmt::format(".{}.new.{}", base, ::getpid());
+  const fs::path old = parent / fmt::format(".{}.old.{}", base, ::getpid());
+  std::error_code ec;
+  fs::remove_all(fresh, ec);
+  try {
+    fs::create_directories(fresh);
+    write_proc_tree(fresh, runs);
+  } catch (...) {
+    fs::remove_all(fresh, ec);
+    throw;
+  }
+  const fs::file_status st = fs::symlink_status(target, ec);
+  if (fs::exists(st) && !fs::is_directory(st)) {
+    fs::remove_all(fresh, ec);
+    throw InputError(fmt::format("cannot write '{}': it exists and is not a directory", dir));
+  }
+  const bool had = fs::exists(st);
+  if (had && ::rename(target.c_str(), old.c_str()) != 0) {
+    const int err = errno;
+    fs::remove_all(fresh, ec);
+    fail(dir, "cannot move the earlier tree aside", err);
+  }
+  if (::rename(fresh.c_str(), target.c_str()) != 0) {
+    const int err = errno;
+    if (had) ::rename(old.c_str(), target.c_str());  // put the earlier tree back
+    fs::remove_all(fresh, ec);
+    fail(dir, "cannot move the new tree in", err);
+  }
+  if (had) fs::remove_all(old, ec);
 }
 
 }  // namespace pagesim::report

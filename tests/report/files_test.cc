@@ -141,5 +141,29 @@ TEST_F(FilesTest, FifoIsStreamedToItsReader) {
   EXPECT_TRUE(fs::is_fifo(fifo));
 }
 
+// --proc into a folder with an earlier run: the new tree replaces it whole, so no folder of the
+// earlier run stays beside the new ones; a target that is not a folder is refused untouched.
+TEST_F(FilesTest, ProcTreeReplacesAnEarlierRunWhole) {
+  const fs::path proc = dir_ / "proc";
+  std::vector<run::RunResult> earlier = {make_run("v5.17", 0, {}), make_run("v5.17", 1, {})};
+  for (run::RunResult& r : earlier) r.proc.vmstat = "nr_free_pages 1\n";
+  report::write_proc_dir(proc.string(), earlier);
+  ASSERT_TRUE(fs::exists(proc / "v5.17" / "1" / "vmstat"));
+  std::vector<run::RunResult> now = {make_run("v5.17", 0, {})};
+  now[0].proc.vmstat = "nr_free_pages 2\n";
+  now[0].bad_page_reports = {"BUG: Bad page state in process pagesim  pfn:1"};
+  report::write_proc_dir(proc.string(), now);
+  EXPECT_FALSE(fs::exists(proc / "v5.17" / "1"));
+  EXPECT_EQ(read_text((proc / "v5.17" / "0" / "vmstat").string()), "nr_free_pages 2\n");
+  EXPECT_EQ(read_text((proc / "v5.17" / "0" / "dmesg").string()), "BUG: Bad page state in process pagesim  pfn:1\n");
+  EXPECT_EQ(entries(), 1u);  // nothing left beside it
+
+  const fs::path file = dir_ / "not-a-dir";
+  report::write_file_atomic(file.string(), "keep");
+  EXPECT_THROW(report::write_proc_dir(file.string(), now), InputError);
+  EXPECT_EQ(read_text(file.string()), "keep");
+  EXPECT_EQ(entries(), 2u);
+}
+
 }  // namespace
 }  // namespace pagesim::test

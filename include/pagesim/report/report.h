@@ -47,10 +47,11 @@ std::string to_csv(const std::vector<run::RunResult>& runs);
 // (naming the path) when it cannot, a directory included.
 void write_file_atomic(const std::string& path, const std::string& content);
 
-// Writes buddyinfo, zoneinfo, vmstat, pagetypeinfo and lock_stat of each run under
-// dir/[<sweep_key>=<value>/]<variant>/<repeat>/, each atomically; files whose snapshot is empty
-// (the run was not captured) are skipped. Path components are made filesystem-safe.
-// Throws InputError naming the path that could not be created or written.
+// Writes buddyinfo, zoneinfo, vmstat, pagetypeinfo, lock_stat and dmesg of each run under
+// dir/[<sweep_key>=<value>/]<variant>/<repeat>/; files whose snapshot is empty (the run was not
+// captured) are skipped. Path components are made filesystem-safe. The tree is written beside
+// `dir` and swapped in whole: no folder of an earlier run stays, and a failure leaves the
+// earlier tree as it was. Throws InputError naming the path that could not be written.
 void write_proc_dir(const std::string& dir, const std::vector<run::RunResult>& runs);
 
 // Renders PNG and SVG plots of a result JSON through gnuplot into out_dir. Returns the files
