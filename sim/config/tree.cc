@@ -2,12 +2,14 @@
 #include "pagesim/config/tree.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "pagesim/config/diagnostics.h"
 #include "pagesim/error.h"
@@ -118,6 +120,33 @@ std::string enclosing_keys(std::string_view text, int line) {
   return join(path, ".");
 }
 
+// Where each document of a stream starts, for at most two documents. yaml-cpp 0.7's LoadAll
+// loops forever, allocating, on a stray ',' outside a flow collection: HandleNextDocument keeps
+// returning the same empty document without consuming the token (jbeder/yaml-cpp#1040, fixed
+// upstream after 0.7 by #1319). So documents are counted here, and a second "document" that
+// starts where the first did is that stuck token.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;  // each document's start
+  std::vector<YAML::Mark> roots;   // each document's first node (what an error points at)
+  void OnDocumentStart(const YAML::Mark& m) override { starts.push_back(m); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { node(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { node(m); }
+  void OnMapEnd() override {}
+
+ private:
+  void node(const YAML::Mark& m) {
+    if (roots.size() < starts.size()) roots.push_back(m);
+  }
+};
+
 }  // namespace
 
 const Node* Node::find(std::string_view key) const {
@@ -164,19 +193,29 @@ std::string read_config_file(const std::string& path, std::string_view what) {
 
 Node parse_yaml(std::shared_ptr<const Source> src, std::string_view text, int first_col, std::string_view error_path) {
   const Pos start{src, 1, first_col};
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(std::string(text));
-  } catch (const YAML::ParserException& e) {
-    Pos p = start;
-    if (!e.mark.is_null()) p = Pos{src, e.mark.line + 1, e.mark.line == 0 ? e.mark.column + first_col : e.mark.column + 1};
-    fail(p, error_path.empty() ? enclosing_keys(text, p.line) : std::string(error_path), fmt::format("invalid YAML: {}", e.msg));
-  }
   Converter conv(src, first_col);
-  if (docs.empty()) return Node{Node::Kind::null, {}, false, start, {}, {}};
-  if (docs.size() > 1)
-    fail(conv.pos(docs[1].Mark(), start), "", "expected one YAML document, got a second one ('---' separated documents are not supported)");
-  return conv.convert(docs[0], start);
+  auto at = [&](const YAML::Mark& m) { return conv.pos(m, start); };
+  auto syntax_error = [&](const Pos& p, const std::string& what) {
+    fail(p, error_path.empty() ? enclosing_keys(text, p.line) : std::string(error_path), "invalid YAML: " + what);
+  };
+  YAML::Node doc;
+  try {
+    std::istringstream in{std::string(text)};
+    YAML::Parser parser(in);
+    DocumentStarts docs;
+    if (parser.HandleNextDocument(docs) && parser.HandleNextDocument(docs)) {
+      const YAML::Mark& a = docs.starts[0];
+      const YAML::Mark& b = docs.starts[1];
+      if (a.pos == b.pos) syntax_error(at(a), "unexpected token (a ',' outside a [...] or {...} list?)");
+      fail(at(docs.roots.size() > 1 ? docs.roots[1] : b), "",
+           "expected one YAML document, got a second one ('---' separated documents are not supported)");
+    }
+    doc = YAML::Load(std::string(text));
+  } catch (const YAML::ParserException& e) {
+    syntax_error(e.mark.is_null() ? start : at(e.mark), e.msg);
+  }
+  if (!doc.IsDefined() || (doc.IsNull() && doc.Mark().is_null())) return Node{Node::Kind::null, {}, false, start, {}, {}};
+  return conv.convert(doc, start);
 }
 
 }  // namespace pagesim::config

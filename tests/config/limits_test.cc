@@ -41,6 +41,18 @@ TEST(ConfigLimits, AliasesBelowTheLimitStillParse) {
   EXPECT_EQ(n.find("a2")->items.size(), 10u);
 }
 
+// yaml-cpp 0.7 loops forever, allocating, on a stray ',' (found by fuzz/fuzz_set_override).
+TEST(ConfigLimits, StrayCommaIsASyntaxErrorNotAHang) {
+  for (const char* text : {",", ", 2", "seed: 1\n,\n"}) {
+    try {
+      parse(text);
+      ADD_FAILURE() << text << " parsed";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("invalid YAML"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(ConfigLimits, EndlessFileFailsAtTheSizeLimit) {
   try {
     read_config_file("/dev/zero", "scenario");
