@@ -92,38 +92,41 @@ void cache(std::string& out, const run::RunResult& r) {
   }
 }
 
-void health(std::string& out, const VariantRuns& v) {
+// A variant's runs added up: invariant checks, violations, Bad page lines, interrupted runs.
+struct Tally {
   uint64_t checks = 0;
-  size_t violations = 0, interrupted = 0;
-  for (const run::RunResult* r : v.runs) {
-    checks += r->invariant_checks;
-    violations += r->violations.size();
-    interrupted += r->interrupted;
+  size_t violations = 0, bad_pages = 0, interrupted = 0;
+  explicit Tally(const VariantRuns& v) {
+    for (const run::RunResult* r : v.runs) {
+      checks += r->invariant_checks;
+      violations += r->violations.size();
+      bad_pages += r->bad_page_reports.size();
+      interrupted += r->interrupted;
+    }
   }
-  out += fmt::format("  invariants: {} checks, {} violation{}\n", checks, violations, violations == 1 ? "" : "s");
+};
+
+const char* plural(size_t n) { return n == 1 ? "" : "s"; }
+
+void health(std::string& out, const VariantRuns& v) {
+  const Tally t(v);
+  out += fmt::format("  invariants: {} checks, {} violation{}\n", t.checks, t.violations, plural(t.violations));
   for (const run::RunResult* r : v.runs)
     for (const std::string& s : r->violations) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
   for (const run::RunResult* r : v.runs)
     for (const std::string& s : r->bad_page_reports) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
-  if (interrupted) out += fmt::format("  interrupted: {} run{}\n", interrupted, interrupted == 1 ? "" : "s");
+  if (t.interrupted) out += fmt::format("  interrupted: {} run{}\n", t.interrupted, plural(t.interrupted));
   if (!v.runs.empty() && !v.runs.front()->memmap_backing.empty())
     out += fmt::format("  memmap backing: {}\n", v.runs.front()->memmap_backing);
   if (!v.runs.empty())
     for (const std::string& note : v.runs.front()->notes) out += fmt::format("  note: {}\n", note);
 }
 
-// The headline view's line per variant: its invariant checks and bad pages, with the first
-// "Bad page state" line (the rest are behind --verbose and in --proc DIR/.../dmesg).
+// The headline view's line per variant: its invariant checks, violations and Bad page count.
 void health_line(std::string& out, const VariantRuns& v) {
-  uint64_t checks = 0;
-  size_t violations = 0, bad = 0;
-  for (const run::RunResult* r : v.runs) {
-    checks += r->invariant_checks;
-    violations += r->violations.size();
-    bad += r->bad_page_reports.size();
-  }
-  out += fmt::format("  {:<28} invariants: {} checks, {} violation{}; {} \"Bad page state\" line{}\n", v.variant, checks,
-                     violations, violations == 1 ? "" : "s", bad, bad == 1 ? "" : "s");
+  const Tally t(v);
+  out += fmt::format("  {:<28} invariants: {} checks, {} violation{}; {} \"Bad page state\" line{}\n", v.variant, t.checks,
+                     t.violations, plural(t.violations), t.bad_pages, plural(t.bad_pages));
   for (const run::RunResult* r : v.runs)
     for (const std::string& s : r->violations) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
 }
