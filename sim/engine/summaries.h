@@ -6,7 +6,6 @@
 #include "pagesim/cache/cache_stats.h"
 #include "pagesim/exec/access_counters.h"
 #include "pagesim/exec/lock_stat.h"
-#include "pagesim/mm/machine.h"
 #include "pagesim/result/run_result.h"
 
 namespace pagesim::engine {

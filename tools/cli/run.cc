@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "pagesim/engine/engine.h"
 #include "pagesim/error.h"
 #include "pagesim/report/procfs.h"
 #include "pagesim/report/report.h"
@@ -64,7 +65,7 @@ void check_outputs(const scenario::ScenarioSet& set, const scenario::Outputs& o,
   for (const scenario::Scenario& sc : set) {
     inputs.push_back(sc.file);
     for (const std::string& f : {sc.engine_options.machine_file, sc.engine_options.sched_trace})
-      if (!f.empty()) inputs.insert(inputs.end(), {f, (fs::path(sc.file).parent_path() / f).string()});
+      if (!f.empty()) inputs.push_back(engine::input_path(sc.file, f));
   }
   auto check = [&](const std::string& what, const std::string& path) {
     if (path.empty() || path == "-") return;
@@ -82,6 +83,10 @@ void check_outputs(const scenario::ScenarioSet& set, const scenario::Outputs& o,
   check("json", o.json);
   check("csv", o.csv);
   check("proc_dir", o.proc_dir);
+}
+
+void print_warnings(const scenario::ScenarioSet& set) {
+  for (const std::string& w : run::preflight(set)) fmt::print(stderr, "pagesim: warning: {}\n", w);
 }
 
 size_t total_runs(const scenario::ScenarioSet& set) {
@@ -105,7 +110,7 @@ int run(const RunArgs& a) {
   scenario::override_outputs(set, o);
   const scenario::Outputs& out = set.front().outputs;
   check_outputs(set, out, a.out_dir);
-  for (const std::string& w : run::preflight(set)) fmt::print(stderr, "pagesim: warning: {}\n", w);
+  print_warnings(set);
 
   std::vector<run::RunResult> runs;
   {
@@ -155,7 +160,7 @@ int validate(const ValidateArgs& a) {
     fmt::print("{}\n", scenario::resolved_json(set).dump(2));
     return 0;
   }
-  for (const std::string& w : run::preflight(set)) fmt::print(stderr, "pagesim: warning: {}\n", w);
+  print_warnings(set);
   const scenario::Scenario& sc = set.front();
   fmt::print("{}: ok: {} variant(s) x {} repeat(s)", a.scenario, sc.variants.size(), sc.repeats);
   if (set.size() > 1) fmt::print(" x {} sweep points of {}", set.size(), sc.sweep.key);

@@ -2,6 +2,7 @@
 // measured phase's marks in the engine's own clock (`Time`).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -26,8 +27,12 @@ class DriverBase {
   void mark_end(Time t) { t1_ = t; }
   Time phase_start() const { return t0_; }
   Time phase_end() const { return t1_; }
+  double elapsed_s() const { return seconds(t1_ - t0_); }
 
  private:
+  static double seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
+  static double seconds(uint64_t ps) { return static_cast<double>(ps) / 1e12; }  // virtual time
+
   const RunInput& in_;
   Time t0_{}, t1_{};
 };

@@ -67,6 +67,10 @@ void run_virtual(const RunInput& in, const Program& p);
 void check_native(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source);
 void check_virtual(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source);
 
+// An input file an engine option names (machine file, placement trace): as given when absolute
+// or found from the working directory, else next to the scenario file `source`.
+std::string input_path(const std::string& source, const std::string& file);
+
 // The metrics the engines report themselves.
 std::vector<run::MetricInfo> engine_metrics();
 

@@ -3,8 +3,8 @@
 // One RandomMixedWorker per CPU. Each step either frees one of the worker's live blocks (with
 // probability `free_fraction`, or when the worker is at its cap) or allocates a block of a
 // random order and migratetype on the CPU's node. Fault injection and invariant checks happen
-// between steps, at quiescent points, in the engine's driver: run_random_mixed() for the
-// uniprocessor engine (each step on a randomly chosen CPU), the native engine's phase barriers.
+// between steps, at quiescent points: in run_random_mixed() on the uniprocessor engine (each step
+// on a randomly chosen CPU), between barriers on the others (sim/workload/random_mixed/).
 #pragma once
 
 #include <cstdint>

@@ -19,15 +19,6 @@ namespace {
 
 using E = VirtualCpu;
 
-// A relative input file (machine file, placement trace) is looked up from the working
-// directory, then next to the scenario.
-std::string input_path(const std::string& source, const std::string& f) {
-  namespace fs = std::filesystem;
-  if (fs::path(f).is_absolute() || fs::exists(f)) return f;
-  const fs::path beside = fs::path(source).parent_path() / f;
-  return fs::exists(beside) ? beside.string() : f;
-}
-
 std::string machine_file_of(const EngineOptions& eo, const std::string& source) {
   return eo.machine_file.empty() ? vt::default_machine_file() : input_path(source, eo.machine_file);
 }

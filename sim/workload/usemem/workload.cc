@@ -20,6 +20,14 @@ namespace {
 // The seed of task t's iteration `it`.
 uint64_t task_seed(const UsememSetup& s, uint64_t it, unsigned t) { return s.task.seed + it * 1000003 + t; }
 
+// munmap, timed with the host clock into free_usecs (the uniprocessor and native engines).
+template <class E>
+void timed_munmap(UsememTask<E>& task) {
+  const uint64_t f0 = now_ns();
+  task.munmap();
+  task.result().free_usecs = (now_ns() - f0) / 1000;
+}
+
 // The uniprocessor engine: the tasks' phases interleave as on a big box: every task mmaps
 // (reserves), then every task faults, stores and unmaps, one CPU after the other.
 void run_interleaved(engine::UniprocessorDriver& d, const config::Params& params) {
@@ -57,11 +65,7 @@ void run_interleaved(engine::UniprocessorDriver& d, const config::Params& params
       task.store_loop();
       usemem_finish(task.result(), now_ns() - t_start);
     });
-    each([](auto& task) {
-      const uint64_t f0 = now_ns();
-      task.munmap();
-      task.result().free_usecs = (now_ns() - f0) / 1000;
-    });
+    each([](auto& task) { timed_munmap(task); });
     results.emplace_back();
     for (auto& task : tasks) results.back().push_back(task->result());
     run::check_invariants_into(d.machine(), r.invariant_checks, r.violations);
@@ -104,9 +108,7 @@ void run_native(engine::NativeDriver<Track>& d, const config::Params& params) {
       task.store_loop();
       UsememTaskResult& tr = task.result();
       usemem_finish(tr, now_ns() - t_start);
-      const uint64_t f0 = now_ns();
-      task.munmap();
-      tr.free_usecs = (now_ns() - f0) / 1000;
+      timed_munmap(task);
       results[it][ex.task()] = tr;
       d.counters_stop(ex);
       d.barrier(ex);

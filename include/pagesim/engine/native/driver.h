@@ -6,10 +6,8 @@
 
 #include <chrono>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "pagesim/engine/driver_base.h"
@@ -25,7 +23,6 @@ class NativeDriver : public DriverBase<std::chrono::steady_clock::time_point> {
  public:
   using Exec = NativeCpu<Track>;
   using Time = std::chrono::steady_clock::time_point;
-  static constexpr const char* kName = "native";
 
   NativeDriver(const RunInput& in, NativeEngine& eng, std::vector<std::unique_ptr<Exec>>& cpus)
       : DriverBase(in), eng_(eng), cpus_(cpus), hw_(cpus.size()) {}
@@ -45,7 +42,6 @@ class NativeDriver : public DriverBase<std::chrono::steady_clock::time_point> {
   void barrier(Exec&) { eng_.barrier(); }
   Time now(Exec&) const { return std::chrono::steady_clock::now(); }
   double now_ns(Exec&) const { return static_cast<double>(tsc_to_ns(rdtsc())); }
-  double elapsed_s() const { return std::chrono::duration<double>(phase_end() - phase_start()).count(); }
   // Hardware counters of this CPU, accumulated over every window opened here.
   void counters_start(Exec& ex) { hw_[ex.cpu()]->start(); }
   void counters_stop(Exec& ex) { hw_[ex.cpu()]->stop(); }

@@ -13,14 +13,12 @@ class UniprocessorDriver : public DriverBase<std::chrono::steady_clock::time_poi
  public:
   using Exec = UniprocessorExec<true>;
   using Time = std::chrono::steady_clock::time_point;
-  static constexpr const char* kName = "uniprocessor";
 
   UniprocessorDriver(const RunInput& in, Exec& ex) : DriverBase(in), ex_(ex) {}
 
   Exec& exec() const { return ex_; }
   unsigned nr_cpus() const { return machine().nr_cpus(); }
   Time now() const { return std::chrono::steady_clock::now(); }
-  double elapsed_s() const { return std::chrono::duration<double>(phase_end() - phase_start()).count(); }
 
  private:
   Exec& ex_;

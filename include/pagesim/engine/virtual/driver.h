@@ -4,8 +4,6 @@
 #pragma once
 
 #include <functional>
-#include <map>
-#include <string>
 
 #include "pagesim/engine/driver_base.h"
 #include "pagesim/engine/virtual/virtual.h"
@@ -16,7 +14,6 @@ class VirtualDriver : public DriverBase<ps_t> {
  public:
   using Exec = VirtualCpu;
   using Time = ps_t;
-  static constexpr const char* kName = "virtual";
 
   VirtualDriver(const RunInput& in, VirtualEngine& eng) : DriverBase(in), eng_(eng) {}
 
@@ -27,7 +24,6 @@ class VirtualDriver : public DriverBase<ps_t> {
   void barrier(Exec& ex) { ex.barrier(); }
   Time now(Exec& ex) const { return ex.clock(); }
   double now_ns(Exec& ex) const { return static_cast<double>(ex.clock()) / 1000; }
-  double elapsed_s() const { return static_cast<double>(phase_end() - phase_start()) / 1e12; }
   void counters_start(Exec&) {}  // a modelled machine has no hardware counters
   void counters_stop(Exec&) {}
   // Tasks leave a start barrier at slightly different times (the pipe wake-ups of LKP's usemem
