@@ -26,6 +26,11 @@ std::vector<run::MetricInfo> engine_metrics() {
       {"time.involuntary_context_switches", "", kVirtual, "slices given up to a queued task"},
       {"sched.migrations", "", kVirtual, "CPU changes: wake-ups, balancing, NUMA balancing"},
       {"idle_pct", "%", kVirtual, "mpstat.cpu.all.idle%: vCPU time with no task running"},
+      {"proc-vmstat.numa_{counter}", "", kVirtual,
+       "NUMA balancing (engine.sched: numa): pte_updates, hint_faults, hint_faults_local, pages_migrated"},
+      {"sched.numa_{event}", "", kVirtual,
+       "NUMA balancing: scans (task_numa_work passes), task_moves (to an idle CPU), swaps (migrate_swap)"},
+      {"perf-profile.spin.{lock}", "%", kVirtual, "share of all vCPU time spinning on zone_lock or hugetlb_lock"},
       {"perf-profile.children.{function}", "%", kVirtual,
        "share of all vCPU time in a function and its callees: rmqueue_bulk, native_queued_spin_lock_slowpath, "
        "prep_compound_page, clear_huge_page, free_pcppages_bulk, do_rw_once"},

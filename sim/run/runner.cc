@@ -39,7 +39,7 @@ const std::vector<EngineInfo>& engines() {
       {"native", "one OS thread per CPU, real locks and memory; lock_stat, IRQ-off times, host timings",
        engine::run_native, engine::check_native, {"lock", "pin", "oversubscribe", "track", "lock_stat"}},
       {"virtual", "tasks as fibers on virtual CPUs, one host thread; deterministic virtual time from a machine file",
-       engine::run_virtual, engine::check_virtual, {"machine_file", "sched", "sched_trace", "slack_ns"}},
+       engine::run_virtual, engine::check_virtual, {"machine_file", "sched", "sched_trace", "numa_home", "balance_window", "slack_ns"}},
   };
   return kEngines;
 }
@@ -62,6 +62,8 @@ std::vector<std::string> engine_keys_set(const engine::EngineOptions& o) {
       {"machine_file", o.machine_file != d.machine_file},
       {"sched", o.sched != d.sched},
       {"sched_trace", o.sched_trace != d.sched_trace},
+      {"numa_home", o.numa_home != d.numa_home},
+      {"balance_window", o.balance_window_ns != d.balance_window_ns},
       {"slack_ns", o.slack_ns != d.slack_ns},
   };
   std::vector<std::string> set;

@@ -38,7 +38,7 @@ void read_engine(const Node& e, const LoadOptions& opt, Scenario& sc) {
     sc.engine = read_choice(e, "engine", names);
     return;
   }
-  const MapView m(e, "engine", {"name", "lock", "pin", "oversubscribe", "track", "lock_stat", "machine_file", "sched", "sched_trace", "slack_ns"});
+  const MapView m(e, "engine", {"name", "lock", "pin", "oversubscribe", "track", "lock_stat", "machine_file", "sched", "sched_trace", "numa_home", "balance_window", "slack_ns"});
   sc.engine = read_choice(m.require("name"), m.path("name"), names);
   if (const Node* n = m.get("lock")) sc.engine_options.lock = read_choice(*n, m.path("lock"), {"qspinlock", "ticket", "mutex"});
   if (const Node* n = m.get("pin")) sc.engine_options.pin = read_bool(*n, m.path("pin"));
@@ -50,6 +50,11 @@ void read_engine(const Node& e, const LoadOptions& opt, Scenario& sc) {
   if (const Node* n = m.get("sched_trace")) sc.engine_options.sched_trace = read_string(*n, m.path("sched_trace"));
   if (sc.engine_options.sched == "trace" && sc.engine_options.sched_trace.empty())
     fail(m.require("sched").pos, m.path("sched"), "the trace policy needs engine.sched_trace, a placement file");
+  if (const Node* n = m.get("numa_home")) sc.engine_options.numa_home = read_choice(*n, m.path("numa_home"), numa_home_names());
+  if (const Node* n = m.get("balance_window")) {
+    static const config::ParamSpec kWindow{"balance_window", config::ParamType::duration, int64_t{0}, 0, 10e9, {}, ""};
+    sc.engine_options.balance_window_ns = static_cast<uint64_t>(std::get<int64_t>(read_param(*n, m.path("balance_window"), kWindow)));
+  }
   if (const Node* n = m.get("slack_ns")) sc.engine_options.slack_ns = read_unsigned(*n, m.path("slack_ns"), 0, uint64_t{1} << 40);
 }
 
@@ -90,6 +95,8 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
     r["engine"]["machine_file"] = sc.engine_options.machine_file;
     r["engine"]["sched"] = sc.engine_options.sched;
     if (!sc.engine_options.sched_trace.empty()) r["engine"]["sched_trace"] = sc.engine_options.sched_trace;
+    if (sc.engine_options.sched == "numa") r["engine"]["numa_home"] = sc.engine_options.numa_home;
+    if (sc.engine_options.balance_window_ns) r["engine"]["balance_window"] = fmt::format("{}ns", sc.engine_options.balance_window_ns);
     r["engine"]["slack_ns"] = sc.engine_options.slack_ns;
   }
   r["repeats"] = sc.repeats;

@@ -27,6 +27,8 @@ struct EngineOptions {
   std::string machine_file;        // virtual: the machine file ("" = machines/icx-8358-2s.yaml)
   std::string sched = "pinned";    // virtual: the scheduler policy (engine/virtual/sched.h)
   std::string sched_trace;         // virtual: the trace policy's placement file
+  std::string numa_home = "kernel";  // virtual, numa policy: kernel | fork_node | none
+  uint64_t balance_window_ns = 0;  // virtual, cfs/numa: idle balances first due within it (0: max_interval)
   uint64_t slack_ns = 0;           // virtual: causality slack (0 = strict)
 };
 

@@ -9,6 +9,7 @@
 
 #include "../summaries.h"
 #include "pagesim/engine/virtual/driver.h"
+#include "pagesim/engine/virtual/numa_balancing.h"
 #include "pagesim/error.h"
 #include "pagesim/rng.h"
 #include "pagesim/vt/machine_model.h"
@@ -60,6 +61,15 @@ void VirtualDriver::add_scheduler_metrics() const {
   m["time.voluntary_context_switches"] = vol;
   m["sched.migrations"] = migrations;
   m["idle_pct"] = cpu_time > 0 ? std::max(0.0, 100 * (1 - busy / cpu_time)) : 0;
+  if (const NumaBalancingStats* nb = eng_.policy().numa_stats()) {
+    m["proc-vmstat.numa_pte_updates"] = static_cast<double>(nb->pte_updates);
+    m["proc-vmstat.numa_hint_faults"] = static_cast<double>(nb->hint_faults);
+    m["proc-vmstat.numa_hint_faults_local"] = static_cast<double>(nb->hint_faults_local);
+    m["proc-vmstat.numa_pages_migrated"] = static_cast<double>(nb->pages_migrated);
+    m["sched.numa_scans"] = static_cast<double>(nb->scans);
+    m["sched.numa_task_moves"] = static_cast<double>(nb->task_moves);
+    m["sched.numa_swaps"] = static_cast<double>(nb->swaps);
+  }
 }
 
 void VirtualDriver::add_profile_metrics() const {
@@ -87,6 +97,11 @@ void VirtualDriver::add_profile_metrics() const {
   m["perf-profile.children.clear_huge_page"] = 100 * at(Site::clear_huge_page) / all;
   m["perf-profile.children.free_pcppages_bulk"] = 100 * (at(Site::free_pcppages_bulk) + at(Site::__free_one_page)) / all;
   m["perf-profile.children.do_rw_once"] = 100 * store / all;
+  std::array<double, static_cast<size_t>(LockClass::kCount)> by_lock{};
+  for (unsigned t = 0; t < n; ++t)
+    for (size_t l = 0; l < by_lock.size(); ++l) by_lock[l] += static_cast<double>(eng_.task(t).spin_by_lock_ps()[l]);
+  m["perf-profile.spin.zone_lock"] = 100 * by_lock[static_cast<size_t>(LockClass::zone_lock)] / all;
+  m["perf-profile.spin.hugetlb_lock"] = 100 * by_lock[static_cast<size_t>(LockClass::hugetlb_lock)] / all;
 }
 
 void run_virtual(const RunInput& in, const Program& program) {
@@ -94,6 +109,9 @@ void run_virtual(const RunInput& in, const Program& program) {
   VirtualOptions vo;
   vo.slack_ps = eo.slack_ns * 1000;
   if (!eo.sched_trace.empty()) vo.sched.trace_file = input_path(in.source, eo.sched_trace);
+  vo.sched.numa_home = eo.numa_home;
+  vo.sched.seed = in.seed;
+  vo.sched.balance_window_ps = eo.balance_window_ns * 1000;
   VirtualEngine eng(in.machine, vt::load_machine_model(machine_file_of(eo, in.source)), vo, make_sched_policy(eo.sched, vo.sched));
   VirtualDriver d(in, eng);
   program.run(d);

@@ -24,13 +24,13 @@ void VirtualEngine::barrier(VirtualCpu& t, BarrierKind kind) {
   }
   if (barrier_waiting_.size() == live_) release_barrier();
   block(t);  // resumed on a CPU by release_barrier, a wake-up or dispatch
-  if (kind == BarrierKind::start) wake_next(t);
   sync(t);
 }
 
 // Every live task has arrived. A rendezvous gives each its CPU back at its own clock; a plain
 // barrier wakes every task at the latest arrival where the policy's wake-up puts it; a start
-// barrier forks them again and lets the parent wake the first pipe reader.
+// barrier forks them again, each child sleeping in poll() on the start pipe, and the parent's
+// one write wakes them all.
 void VirtualEngine::release_barrier() {
   ps_t t = 0;
   for (unsigned id : barrier_waiting_) t = std::max(t, tasks_[id]->clock_);
@@ -57,17 +57,22 @@ void VirtualEngine::release_barrier() {
       }
       break;
     case BarrierKind::start:
-      fork_all(waiting, t);
-      pipe_readers_.assign(waiting.begin(), waiting.end());
-      wake_one(pipe_readers_.front(), opt_.sched.parent_cpu, t);
-      pipe_readers_.pop_front();
+      // pipe_write -> __wake_up_common: every poll() waiter's pollwake is a WF_SYNC
+      // try_to_wake_up from the parent's CPU, in the wait queue's order, while the parent
+      // still runs there (it sleeps in waitpid() after the write).
+      rq_.parent_cpu = static_cast<int>(opt_.sched.parent_cpu);
+      fork_all(waiting, t, /*children_sleep=*/true);
+      for (unsigned id : waiting) wake_one(id, opt_.sched.parent_cpu, t);
+      rq_.parent_cpu = -1;
       break;
   }
 }
 
-// The parent forks the tasks in order. Children still count as running on their CPUs while
-// their siblings are forked (they run ready() before sleeping on the pipe).
-void VirtualEngine::fork_all(const std::vector<unsigned>& ids, ps_t now) {
+// The parent forks the tasks in order (sched_balance_fork). Children that will run at once
+// count as running on their CPUs while their siblings are forked; children that sleep at once
+// (usemem's ready(): a byte to the ready pipe, then poll()) leave their CPU idle, its
+// idle_stamp the fork time. A new process starts with no CPU time.
+void VirtualEngine::fork_all(const std::vector<unsigned>& ids, ps_t now, bool children_sleep) {
   for (unsigned id : ids) {
     VirtualCpu& c = *tasks_[id];
     c.place(policy_->fork(rq_, id, opt_.sched.parent_cpu, now), now);
@@ -76,8 +81,13 @@ void VirtualEngine::fork_all(const std::vector<unsigned>& ids, ps_t now) {
     rq_.task_home[id] = c.node_;
     rq_.task_forked[id] = now;
     rq_.task_asleep[id] = true;
-    rq_.cpus[c.cpu_].queued.push_back(id);
+    rq_.task_runtime[id] = 0;
+    if (children_sleep)
+      rq_.cpus[c.cpu_].idle_since = now;
+    else
+      rq_.cpus[c.cpu_].queued.push_back(id);
   }
+  if (children_sleep) return;
   for (unsigned id : ids) {
     std::deque<unsigned>& q = rq_.cpus[tasks_[id]->cpu_].queued;
     q.erase(std::find(q.begin(), q.end(), id));
@@ -92,13 +102,6 @@ void VirtualEngine::wake_one(unsigned id, unsigned waker_cpu, ps_t now) {
   if (cpu != c.cpu_) c.place(cpu, now), c.nr_migrations_++;
   c.clock_ = now + opt_.sched.switch_cost_ps;
   if (enqueue(c, c.clock_)) make_ready(c);
-}
-
-void VirtualEngine::wake_next(VirtualCpu& waker) {
-  if (pipe_readers_.empty()) return;
-  const unsigned id = pipe_readers_.front();
-  pipe_readers_.pop_front();
-  wake_one(id, waker.cpu_, waker.clock_);
 }
 
 bool VirtualEngine::enqueue(VirtualCpu& t, ps_t now) {
@@ -119,8 +122,11 @@ void VirtualEngine::enter_cpu(VirtualCpu& t) {
 void VirtualEngine::leave_cpu(VirtualCpu& t) {
   Runqueues::Cpu& c = rq_.cpus[t.cpu_];
   if (c.curr != static_cast<int>(t.task_)) throw ModelError(fmt::format("virtual engine: task {} leaves CPU {} it does not run on", t.task_, t.cpu_));
-  cpu_busy_[t.cpu_] += t.clock_ > c.curr_since ? t.clock_ - c.curr_since : 0;
+  const ps_t ran = t.clock_ > c.curr_since ? t.clock_ - c.curr_since : 0;
+  cpu_busy_[t.cpu_] += ran;
+  rq_.task_runtime[t.task_] += ran;
   c.curr = -1;
+  c.idle_since = t.clock_;
   if (c.queued.empty()) policy_->newidle(rq_, t.cpu_, t.clock_);
   dispatch(t.cpu_, t.clock_);
 }

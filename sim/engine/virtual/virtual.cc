@@ -116,18 +116,18 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
   while (tasks_.size() < nr_tasks) {
     tasks_.push_back(std::make_unique<VirtualCpu>(*this, static_cast<unsigned>(tasks_.size())));
     rq_.task_cpu.push_back(0), rq_.task_home.push_back(0), rq_.task_forked.push_back(0), rq_.task_asleep.push_back(false);
+    rq_.task_runtime.push_back(0);
   }
   error_ = nullptr;
   live_ = nr_tasks;
   barrier_waiting_.clear();
-  pipe_readers_.clear();
   // A new run starts together: every task at the latest clock so far, forked by the parent.
   const ps_t start = now();
   // No balance ticks: a next tick that never comes, so that sync() tests one clock.
   next_tick_ = policy_->tick_period() ? start + policy_->tick_period() : std::numeric_limits<ps_t>::max();
   std::vector<unsigned> ids(nr_tasks);
   for (unsigned i = 0; i < nr_tasks; ++i) ids[i] = i;
-  fork_all(ids, start);
+  fork_all(ids, start, /*children_sleep=*/false);
   for (unsigned i = 0; i < nr_tasks; ++i) {
     VirtualCpu& c = *tasks_[i];
     rq_.task_asleep[i] = false;

@@ -140,6 +140,7 @@ void VirtualCpu::lock(spinlock_t& l, Site site) {
     st.contention_points[si]++;
     st.wait.add((clock_ - arrival) / 1000);
     spin_ps_[si] += clock_ - arrival;
+    spin_cls_ps_[static_cast<unsigned>(l.cls)] += clock_ - arrival;
     model_access(l.line.line(), l.line.node, AccessKind::rmw, site, l.line.kind);  // paid by the handoff
   }
   count(l.line, AccessKind::rmw, site, context());
@@ -208,7 +209,7 @@ void VirtualCpu::schedule_point() {
     return;
   }
   Runqueues::Cpu& c = eng_->rq_.cpus[cpu_];
-  const ps_t slice = eng_->policy_->slice();
+  const ps_t slice = eng_->policy_->slice(eng_->rq_.nr_running(cpu_));
   if (!slice || c.queued.empty() || clock_ - c.curr_since < slice) return;
   nr_invol_++;  // check_preempt_tick: the slice is used up and others wait
   eng_->leave_cpu(*this);
@@ -223,9 +224,10 @@ std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::vector<double>
 std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::function<double(unsigned node)>& ps_per_unit) {
   std::vector<ps_t> on(eng_->machine().nr_nodes(), 0);
   const SchedPolicy& policy = *eng_->policy_;
-  const ps_t chunk = policy.tick_period() ? std::max(policy.slice(), policy.tick_period()) : eng_->opt_.sched.tick_ps;
   double left = static_cast<double>(units);
   while (left > 0) {
+    const ps_t chunk = policy.tick_period() ? std::max(policy.slice(eng_->rq_.nr_running(cpu_)), policy.tick_period())
+                                            : eng_->opt_.sched.tick_ps;
     const double per = ps_per_unit(node_);
     const double all = left * per;
     ps_t dt = static_cast<ps_t>(std::ceil(all));
@@ -272,6 +274,7 @@ void VirtualCpu::reset_stats() {
   model_accesses_ = 0;
   site_ps_ = {};
   spin_ps_ = {};
+  spin_cls_ps_ = {};
   nr_migrations_ = nr_invol_ = nr_vol_ = 0;
 }
 }  // namespace pagesim

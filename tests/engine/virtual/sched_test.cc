@@ -1,5 +1,5 @@
 // The virtual engine's scheduler layer: time sharing when tasks outnumber vCPUs, the cfs
-// policy's placement decisions, NUMA balancing toward the home node, and trace replay. Every
+// policy's placement decisions, NUMA balancing by the kernel's rules, and trace replay. Every
 // expected time follows from the engine's rules (switch cost, slice) and the tasks' work.
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 
 #include "mm/test_util.h"
 #include "pagesim/error.h"
+#include "pagesim/engine/virtual/numa_balancing.h"
 #include "pagesim/engine/virtual/virtual.h"
 #include "pagesim/vt/machine_model.h"
 
@@ -42,8 +43,8 @@ TEST(VirtualSched, PinnedTasksBeyondTheVcpusQueueForTheirCpu) {
   EXPECT_EQ(eng.cpu_busy_ps()[0], 2000000u);
 }
 
-// Under cfs two tasks on one vCPU share it in slices: each user-mode chunk ends at a
-// scheduler event, where a task whose slice is used up yields to the queued one.
+// Under cfs two tasks on one vCPU share it in slices of sched_slice: 24 ms of latency over
+// two runnable tasks is 12 ms each, so 30 ms of work each is cut at 12 and 24 ms of it.
 TEST(VirtualSched, CfsTimeSharesOneVcpuInSlices) {
   auto m = test::machine(1, 1, 64ull << 20);
   SchedParams p;
@@ -55,12 +56,22 @@ TEST(VirtualSched, CfsTimeSharesOneVcpuInSlices) {
     ex.run_user(units, {1e9});
     done[ex.task()] = ex.clock();
   });
-  EXPECT_GT(eng.task(0).involuntary_switches(), 3u) << "a 3 ms slice over 30 ms of work";
-  EXPECT_GT(eng.task(1).involuntary_switches(), 3u);
+  EXPECT_EQ(eng.task(0).involuntary_switches(), 2u) << "12 ms slices over 30 ms of work";
+  EXPECT_EQ(eng.task(1).involuntary_switches(), 2u);
   // Both finish after about 60 ms of shared CPU, not 30 and 60.
-  EXPECT_GT(done[0], 55000000000u);
+  EXPECT_GT(done[0], 50000000000u);
   EXPECT_GT(done[1], 55000000000u);
   EXPECT_EQ(eng.task(0).user_ps() + eng.task(1).user_ps(), 60000000000u);
+}
+
+// sched_slice never falls below the minimum granularity: with 16 runnable tasks, 3 ms.
+TEST(VirtualSched, CfsSliceIsTheLatencySharedAmongTheRunnableTasks) {
+  SchedParams p;
+  auto cfs = make_sched_policy("cfs", p);
+  EXPECT_EQ(cfs->slice(1), 24000000000u);
+  EXPECT_EQ(cfs->slice(2), 12000000000u);
+  EXPECT_EQ(cfs->slice(16), 3000000000u);
+  EXPECT_EQ(make_sched_policy("pinned", p)->slice(2), 0u);
 }
 
 TEST(VirtualSched, TwoHundredFiftySixTasksOnOneHundredTwentyEightVcpus) {
@@ -79,47 +90,90 @@ TEST(VirtualSched, TwoHundredFiftySixTasksOnOneHundredTwentyEightVcpus) {
   EXPECT_GE(busy, 256u * 10000000000u) << "every task's 10 ms ran on some vCPU";
 }
 
-// The start pipe's chain of WF_SYNC wake-ups pulls wakees toward the waker's node while it
-// has idle CPUs (wake_affine_idle, then select_idle_sibling in the waker's LLC).
-TEST(VirtualSched, CfsWakeChainPullsTasksTowardTheWakersNode) {
+// usemem's start on 2 nodes x 8 vCPUs, the parent on CPU 0. Fork: the children sleep in
+// poll() at once, so the parent's node stays below a quarter of the CPUs running and every
+// child goes to the CPU idle most recently: the first child's, CPU 1. The parent's write wakes
+// all 16 from CPU 0 (WF_SYNC): the first goes back to its idle prev, the next six to node 0's
+// idle CPUs (select_idle_sibling: idle cores first), the seventh to CPU 0 itself
+// (wake_affine_idle: sync with one task running). The rest find node 0 full:
+// wake_affine_weight compares the waker's load without the parent plus the wakee (2, 2, 3, 3,
+// ... x 100) with prev's (1, 2, 2, 3, ... x 108 + 1), so they alternate between CPU 1 and
+// CPU 0. Node 1 stays empty until a balance pulls.
+TEST(VirtualSched, CfsBroadcastWakeFillsTheParentsNodeThenStacks) {
   auto m = test::machine(2, 8, 64ull << 20);
+  std::vector<unsigned> forked_cpu(16), woke(16);
+  bool snapped = false;
   VirtualEngine eng(*m, model_1ghz(), options(), make_sched_policy("cfs", {}));
-  std::vector<unsigned> forked(16), woke(16);
   eng.run(16, [&](VirtualCpu& ex) {
     ex.start_barrier();
-    forked[ex.task()] = eng.runqueues().task_home[ex.task()];
-    woke[ex.task()] = ex.node();
-    ex.work(100000, Site::workload);  // stay busy while the others wake
+    forked_cpu[ex.task()] = ex.placements()[1].cpu;  // [0]: the run's own fork, [1]: the start pipe's
+    if (!snapped) woke = eng.runqueues().task_cpu, snapped = true;  // every wake-up is done when the first runs
+    ex.work(100, Site::workload);
   });
-  const auto on = [](const std::vector<unsigned>& v, unsigned n) { return std::count(v.begin(), v.end(), n); };
-  EXPECT_EQ(on(forked, 0), 8) << "fork balancing spreads the 16 children over both nodes";
-  EXPECT_EQ(on(woke, 0), 16) << "node 0 fills first; then each wakee stacks on its busy waker's CPU";
-  uint64_t migrated = 0;
-  for (unsigned t = 0; t < 16; ++t) migrated += eng.task(t).migrations();
-  EXPECT_GT(migrated, 0u) << "some children woke on another CPU than they were forked on";
+  for (unsigned t = 0; t < 16; ++t) EXPECT_EQ(forked_cpu[t], 1u) << "task " << t;
+  const auto on = [&](unsigned cpu) { return std::count(woke.begin(), woke.end(), cpu); };
+  EXPECT_EQ(woke[0], 1u) << "back to its idle prev";
+  for (unsigned cpu : {2u, 3u, 4u, 5u, 6u, 7u}) EXPECT_EQ(on(cpu), 1) << "cpu " << cpu;
+  EXPECT_EQ(on(0), 5) << "the seventh, then every other overflow";
+  EXPECT_EQ(on(1), 5) << "the first and every other overflow";
+  for (unsigned cpu = 8; cpu < 16; ++cpu) EXPECT_EQ(on(cpu), 0) << "node 1 is empty at wake-up";
 }
 
-// Two tasks on 2 nodes x 2 vCPUs: fork balancing puts task 1 on node 1 (its home), the wake
-// chain pulls it to node 0 beside its waker. NUMA balancing (task_numa_migrate) moves it home
-// once the 1 s scan delay has passed; cfs alone never looks at the home node.
-TEST(VirtualSched, NumaBalancingPullsATaskToItsHomeNodeAfterTheScanDelay) {
+// wake_affine_weight, by hand: this CPU runs the waker and 2 queued tasks, prev runs 3. A sync
+// wake-up counts this CPU's load without the waker, plus the wakee: 3 x 100 = 300 against
+// 3 x 108 + 1 = 325, so the wakee moves to the waker's CPU; without sync, 400 > 324 keeps prev.
+TEST(VirtualSched, WakeAffineWeightComparesLoadsWithTheSyncAdjustment) {
+  Runqueues rq;
+  rq.cpus.resize(4);
+  rq.cpu_node = {0, 0, 1, 1};
+  rq.sibling = {0, 1, 2, 3};
+  rq.task_cpu.assign(8, 0);
+  rq.cpus[0].curr = 0, rq.cpus[0].queued = {1, 2};  // the waker (task 0) and two queued
+  rq.cpus[2].curr = 3, rq.cpus[2].queued = {4, 5};  // prev: three running
+  rq.cpus[1].curr = 6, rq.cpus[3].curr = 7;         // no idle CPU anywhere
+  auto cfs = make_sched_policy("cfs", {});
+  EXPECT_EQ(cfs->wake(rq, 5, 2, 0, /*sync=*/true, 0), 0u);
+  EXPECT_EQ(cfs->wake(rq, 5, 2, 0, /*sync=*/false, 0), 2u);
+}
+
+// NUMA balancing by 5.17's rules, on 2 nodes x 2 vCPUs with 2 tasks. The parent on CPU 0
+// already runs a quarter of the CPUs, so fork puts both children on node 1, where their small
+// pages are; the sync wake-ups bring both to node 0 (CPU 1 idle, then CPU 0), and the load
+// balancer's active balance sends task 0 back to node 1. Task 1's first pass (1 s of its own
+// CPU time) finds its pages away: 8 PTE updates, 8 remote hinting faults, and the pages
+// migrate to it (no preferred node yet), so no task moves and later passes mark nothing.
+// Under numa_home: fork_node (the ablation) task 1 is sent to node 1 at each pass, and the
+// balancer sends it back; under none nothing moves it.
+TEST(VirtualSched, NumaBalancingMovesThePagesToTheTaskNotTheTaskToItsForkNode) {
   std::map<std::string, std::vector<ps_t>> task1_on;
-  for (const char* policy : {"cfs", "numa"}) {
+  for (const char* home : {"kernel", "fork_node", "none"}) {
     auto m = test::machine(2, 2, 64ull << 20);
-    VirtualEngine eng(*m, model_1ghz(), options(), make_sched_policy(policy, {}));
+    SchedParams p;
+    p.numa_home = home;
+    VirtualEngine eng(*m, model_1ghz(), options(), make_sched_policy("numa", p));
     eng.run(2, [&](VirtualCpu& ex) {
       ex.start_barrier();
-      if (ex.task() == 1) {
-        EXPECT_EQ(eng.runqueues().task_home[1], 1u) << policy;
-        EXPECT_EQ(ex.node(), 0u) << policy << ": woken beside its waker";
-      }
+      EXPECT_EQ(eng.runqueues().task_home[ex.task()], 1u) << home;
+      EXPECT_EQ(ex.node(), 0u) << home << ": woken beside its waker";
       const std::vector<ps_t> on = ex.run_user(3000, {1e9, 1e9});  // 3 s
-      if (ex.task() == 1) task1_on[policy] = on;
+      if (ex.task() == 1) task1_on[home] = on;
     });
+    const NumaBalancingStats& nb = *eng.policy().numa_stats();
+    if (std::string(home) == "kernel") {
+      EXPECT_EQ(nb.pte_updates, 8u);
+      EXPECT_EQ(nb.hint_faults, 8u);
+      EXPECT_EQ(nb.hint_faults_local, 0u);
+      EXPECT_EQ(nb.pages_migrated, 8u);
+      EXPECT_EQ(nb.task_moves + nb.swaps, 0u) << "pass 1 sets no preferred node";
+      EXPECT_GE(nb.scans, 3u) << "a pass per second of each task's CPU time, after the first second";
+      ASSERT_GE(nb.passes.size(), 2u);
+      for (const NumaBalancingStats::Pass& pass : nb.passes)
+        if (pass.pass == 1) EXPECT_GT(pass.at, 1000000000000u) << "after 1 s of CPU time";
+    }
   }
-  EXPECT_GT(task1_on["numa"][1], 1500000000000u) << "home from about 1 s on";
-  EXPECT_GT(task1_on["numa"][0], 900000000000u) << "away until the scan delay";
-  EXPECT_LT(task1_on["cfs"][1], task1_on["numa"][1]);
+  EXPECT_GT(task1_on["fork_node"][1], 50000000000u) << "fork_node: sent home at each pass";
+  EXPECT_EQ(task1_on["kernel"][1], 0u) << "kernel: stays with its pages, which followed it";
+  EXPECT_EQ(task1_on["none"][1], 0u);
 }
 
 TEST(VirtualSched, TracePolicyReplaysPlacements) {

@@ -89,9 +89,8 @@ class VirtualCpu {
   // where the policy's wake-up puts it.
   void barrier();
   // A workload's start as usemem does it: the parent forks every task (the policy's fork
-  // placement, in task order), each child sleeps on the start pipe, and the parent's write
-  // wakes them in a chain: each woken child wakes the next reader (pipe_read's
-  // wake_next_reader, a WF_SYNC wake-up from the child's CPU) once it runs.
+  // placement, in task order), each child sleeps in poll() on the start pipe, and the
+  // parent's one write wakes them all from its CPU (pollwake, WF_SYNC, in task order).
   void start_barrier();
   // Waits until every live task has arrived, without changing any clock: a bookkeeping point
   // for analytic phases that need every task's state (the usemem store loop).
@@ -127,6 +126,8 @@ class VirtualCpu {
   // a lock, by the site that waited: the model's perf-profile.
   const std::array<ps_t, kNumSites>& site_ps() const { return site_ps_; }
   const std::array<ps_t, kNumSites>& spin_ps() const { return spin_ps_; }
+  // Virtual time spent spinning, by lock class (zone->lock, hugetlb_lock).
+  const std::array<ps_t, static_cast<size_t>(LockClass::kCount)>& spin_by_lock_ps() const { return spin_cls_ps_; }
   // When the task was last forked (usemem's start_time is taken before the fork).
   ps_t forked_at() const;
   // Where the task ran: the CPU it was placed on at each fork and migration, in time order.
@@ -174,6 +175,7 @@ class VirtualCpu {
   uint64_t model_accesses_ = 0;
   ps_t user_ps_ = 0;
   std::array<ps_t, kNumSites> site_ps_{}, spin_ps_{};
+  std::array<ps_t, static_cast<size_t>(LockClass::kCount)> spin_cls_ps_{};
   uint64_t nr_migrations_ = 0, nr_invol_ = 0, nr_vol_ = 0;
   int pending_cpu_ = -1;  // a balancer's migration, applied at the next scheduler event
   std::vector<Placement> placements_;
@@ -259,9 +261,8 @@ class VirtualEngine {
   enum class BarrierKind { plain, rendezvous, start };
   void barrier(VirtualCpu& t, BarrierKind kind);
   void release_barrier();
-  void fork_all(const std::vector<unsigned>& ids, ps_t now);
+  void fork_all(const std::vector<unsigned>& ids, ps_t now, bool children_sleep);
   void wake_one(unsigned id, unsigned waker_cpu, ps_t now);
-  void wake_next(VirtualCpu& waker);  // the start pipe's chain
   void finished(VirtualCpu& t);
   // Run queues: a task needs its CPU (it may queue and block), leaves it (the next queued
   // task is dispatched), or is put there by a wake-up or a balancer.
@@ -288,7 +289,6 @@ class VirtualEngine {
   std::vector<LockState> locks_;
   std::vector<unsigned> barrier_waiting_;
   BarrierKind barrier_kind_ = BarrierKind::plain;
-  std::deque<unsigned> pipe_readers_;  // the start pipe's sleepers, woken in this order
   Runqueues rq_;
   std::vector<ps_t> cpu_busy_;
   ps_t next_tick_ = 0;  // the next balance tick; max() under a policy without ticks
