@@ -49,6 +49,8 @@ class Hugetlb {
   void set_overcommit(unsigned long n);
 
   Machine& machine() { return m_; }
+  // Observation: surplus pages this context (one task) allocated from buddy, by node.
+  const std::vector<unsigned long>& surplus_allocated_node() const { return surplus_allocated_; }
   // An experiment beyond 5.17: apply a policy to gather_surplus_pages' buddy allocations
   // (the kernel allocates them on the local node, NUMA_NO_NODE). nullptr restores that.
   void set_surplus_policy(const MemPolicy* pol) { surplus_pol_ = pol; }
@@ -73,6 +75,7 @@ class Hugetlb {
 
   Mm<E>& mm_;
   Machine& m_;
+  std::vector<unsigned long> surplus_allocated_;
   E& ex_;
   Hstate& h_;
   IrqFlags irq_{};

@@ -50,6 +50,15 @@ struct TaskPlacement {
     std::vector<uint64_t> fault_node_pages;  // the task's huge pages by node
     std::vector<double> store_loop_node_s;   // store-loop time by node (virtual engine)
     double remote_store_share_pct = 0;
+    // The iteration's start (virtual engine): where the task was at each step and when, in us
+    // after the iteration's fork; -1: not reached.
+    struct Start {
+      int fork_node = -1, wake_node = -1, mmap_start_node = -1, mmap_end_node = -1, first_fault_node = -1;
+      int pass1_node = -1, pass2_node = -1;  // NUMA balancing's first two scan passes
+      int64_t mmap_start_us = -1, mmap_end_us = -1, first_fault_us = -1, pass1_us = -1, pass2_us = -1;
+      std::vector<uint64_t> reserved_node_pages;   // surplus pages its mmap allocated, by node
+      double spin_zone_lock_us = 0, spin_hugetlb_lock_us = 0;  // spinning inside its mmap
+    } start;
   };
   unsigned task = 0;
   std::vector<Move> timeline;  // the fork placement, then every migration (virtual engine)

@@ -17,6 +17,7 @@
 #include "pagesim/error.h"
 #include "pagesim/huge_region.h"
 #include "pagesim/mm/hugetlb.h"
+#include "pagesim/result/run_result.h"
 #include "pagesim/rng.h"
 
 namespace pagesim::workload {
@@ -47,6 +48,7 @@ struct UsememTaskResult {
   std::vector<uint64_t> store_node_ps;  // virtual: store-loop time spent on each node
   uint64_t sys_ns = 0, user_ns = 0;
   uint64_t reserve_ns = 0, fault_ns = 0;  // virtual: mmap (the reservation) and the fault loop
+  run::TaskPlacement::Iteration::Start start;  // virtual: the first steps, for the timeline
 };
 
 // The per-task data region (real memory, THP-advised).

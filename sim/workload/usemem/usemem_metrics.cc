@@ -24,6 +24,7 @@ run::TaskPlacement::Iteration placement_of(const UsememTaskResult& t) {
   p.fault_node_pages = t.fault_node_pages;
   for (uint64_t ps : t.store_node_ps) p.store_loop_node_s.push_back(static_cast<double>(ps) / 1e12);
   p.remote_store_share_pct = remote_share(t) * 100;
+  p.start = t.start;
   return p;
 }
 
@@ -125,6 +126,8 @@ std::vector<run::MetricInfo> usemem_metric_infos() {
       {"store_local_ns_node{n}_it{i}", "ns", kVirtual, "loaded latency of a local miss on node n, iteration i"},
       {"store_remote_ns_node{n}_it{i}", "ns", kVirtual, "loaded latency of a remote miss to node n, iteration i"},
       {"hugepages_surp_node{n}_it{i}", "pages", kVirtual, "HugePages_Surp of node n once every task of iteration i faulted"},
+      {"hugepages_surp_after_mmap_node{n}_it{i}", "pages", kVirtual,
+       "HugePages_Surp of node n when iteration i's last mmap (reservation) returned"},
       {"store_latency_solves_it{i}", "", kVirtual, "re-solves of iteration i's loaded latencies as loops start, move and end"},
   };
 }

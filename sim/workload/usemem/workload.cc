@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 
+#include "pagesim/engine/virtual/numa_balancing.h"
 #include "pagesim/mm/hugetlb.h"
 #include "pagesim/vt/live_store_loops.h"
 #include "pagesim/vt/memory_model.h"
@@ -137,6 +138,29 @@ struct StoreLoops {
   std::vector<unsigned long> surplus_node;  // HugePages_Surp per node once every task faulted
 };
 
+// Where the task was when its start pipe's wake-up put it: its last placement at or before
+// the fork (the fork and the wake-up happen at the same virtual time).
+int wake_node(VirtualCpu& ex, ps_t forked, const mm::Machine& machine) {
+  const auto& pl = ex.placements();
+  for (size_t i = pl.size(); i-- > 0;)
+    if (pl[i].at <= forked) return static_cast<int>(machine.cpu_to_node(pl[i].cpu));
+  return -1;
+}
+
+int64_t us_after(ps_t t, ps_t since) { return static_cast<int64_t>((t - since) / 1000000); }
+
+// NUMA balancing's first two passes of each iteration's task into its start record.
+void add_numa_passes(const NumaBalancingStats& nb, const std::vector<std::vector<ps_t>>& forked,
+                     std::vector<std::vector<UsememTaskResult>>& results) {
+  for (const NumaBalancingStats::Pass& p : nb.passes) {
+    if (p.fork == 0 || p.fork > results.size() || p.task >= results[p.fork - 1].size()) continue;  // fork 0: the engine's own
+    auto& st = results[p.fork - 1][p.task].start;
+    const int64_t at = us_after(p.at, forked[p.fork - 1][p.task]);
+    (p.pass == 1 ? st.pass1_node : st.pass2_node) = static_cast<int>(p.node);
+    (p.pass == 1 ? st.pass1_us : st.pass2_us) = at;
+  }
+}
+
 // The virtual engine: usemem's fork and start pipe, the reservation and faults through the
 // model, clearing and the store loop charged analytically (the memory model), munmap.
 void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
@@ -149,6 +173,9 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
   for (StoreLoops& l : loops) l.tasks.resize(n);
   run::RunResult& r = d.result();
   std::vector<std::vector<UsememTaskResult>> results(s.iterations, std::vector<UsememTaskResult>(n));
+  std::vector<std::vector<ps_t>> forked(s.iterations, std::vector<ps_t>(n));
+  std::vector<unsigned> mmaps_done(s.iterations, 0);
+  std::vector<std::vector<unsigned long>> surp_after_mmap(s.iterations);
   d.run_tasks(n, [&](E& ex) {
     mm::Mm<E> mm(machine, ex);
     mm::Hugetlb<E> h(mm);
@@ -163,11 +190,28 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
       if (it == 0) d.mark_start(t_start);
       d.leave_start_barrier(ex, it);
       UsememTask<E> task(h, ex, p, data);
+      UsememTaskResult& tr = task.result();
+      auto& st = tr.start;
+      forked[it][ex.task()] = t_start;
+      st.fork_node = static_cast<int>(eng.runqueues().task_home[ex.task()]);
+      st.wake_node = wake_node(ex, t_start, machine);
+      const auto spin0 = ex.spin_by_lock_ps();
+      std::vector<unsigned long> surplus0 = h.surplus_allocated_node();
+      surplus0.resize(nodes);
       const ps_t m0 = ex.clock();
+      st.mmap_start_node = static_cast<int>(ex.node()), st.mmap_start_us = us_after(m0, t_start);
       task.mmap();
       const ps_t f0 = ex.clock();
+      st.mmap_end_node = static_cast<int>(ex.node()), st.mmap_end_us = us_after(f0, t_start);
+      const auto cls = [](LockClass c) { return static_cast<size_t>(c); };
+      st.spin_zone_lock_us = static_cast<double>(ex.spin_by_lock_ps()[cls(LockClass::zone_lock)] - spin0[cls(LockClass::zone_lock)]) / 1e6;
+      st.spin_hugetlb_lock_us = static_cast<double>(ex.spin_by_lock_ps()[cls(LockClass::hugetlb_lock)] - spin0[cls(LockClass::hugetlb_lock)]) / 1e6;
+      for (unsigned node = 0; node < nodes; ++node)
+        st.reserved_node_pages.push_back(node < h.surplus_allocated_node().size() ? h.surplus_allocated_node()[node] - surplus0[node] : 0);
+      if (++mmaps_done[it] == n)  // the last reservation of the iteration has returned
+        for (unsigned node = 0; node < nodes; ++node) surp_after_mmap[it].push_back(machine.hstate().surplus_huge_pages_node[node]);
+      st.first_fault_node = static_cast<int>(ex.node()), st.first_fault_us = us_after(f0, t_start);
       task.fault_all();
-      UsememTaskResult& tr = task.result();
       tr.reserve_ns = (f0 - m0) / 1000;
       tr.fault_ns = (ex.clock() - f0) / 1000;
       StoreLoops& L = loops[it];
@@ -220,6 +264,7 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
   });
 
   auto& m = r.metrics;
+  if (const NumaBalancingStats* nb = eng.policy().numa_stats()) add_numa_passes(*nb, forked, results);
   usemem_metrics(results, nodes, r, true);
   for (unsigned t = 0; t < n && t < r.tasks.size(); ++t)
     for (const VirtualCpu::Placement& p : eng.task(t).placements()) r.tasks[t].timeline.push_back({p.at / 1000, p.cpu});
@@ -233,6 +278,9 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
         m[fmt::format("store_remote_ns_node{}_it{}", node, it)] = loops[it].result->remote_ns[node];
         m[fmt::format("hugepages_surp_node{}_it{}", node, it)] = static_cast<double>(loops[it].surplus_node[node]);
       }
+  for (size_t it = 0; it < surp_after_mmap.size(); ++it)
+    for (size_t node = 0; node < surp_after_mmap[it].size(); ++node)
+      m[fmt::format("hugepages_surp_after_mmap_node{}_it{}", node, it)] = static_cast<double>(surp_after_mmap[it][node]);
   for (size_t it = 0; it < loops.size(); ++it)
     if (loops[it].live) m[fmt::format("store_latency_solves_it{}", it)] = static_cast<double>(loops[it].live->solves());
   d.add_scheduler_metrics();
