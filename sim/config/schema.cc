@@ -78,6 +78,8 @@ int64_t read_duration(const Node& n, std::string_view path, int64_t lo, int64_t 
   return *v;
 }
 
+}  // namespace
+
 double read_number(const Node& n, std::string_view path, const std::optional<double>& lo, const std::optional<double>& hi) {
   std::string expected = "number";
   if (lo && hi) expected += fmt::format(" in [{}, {}]", *lo, *hi);
@@ -87,8 +89,6 @@ double read_number(const Node& n, std::string_view path, const std::optional<dou
   if (!v || (lo && *v < *lo) || (hi && *v > *hi)) fail(n.pos, path, fmt::format("expected {}, got {}", expected, describe(n)));
   return *v;
 }
-
-}  // namespace
 
 MapView::MapView(const Node& node, std::string path, const std::vector<std::string>& allowed)
     : node_(node), path_(std::move(path)) {

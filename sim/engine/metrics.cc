@@ -33,7 +33,7 @@ std::vector<run::MetricInfo> engine_metrics() {
       {"perf-profile.spin.{lock}", "%", kVirtual, "share of all vCPU time spinning on zone_lock or hugetlb_lock"},
       {"perf-profile.children.{function}", "%", kVirtual,
        "share of all vCPU time in a function and its callees: rmqueue_bulk, native_queued_spin_lock_slowpath, "
-       "prep_compound_page, clear_huge_page, free_pcppages_bulk, do_rw_once"},
+       "prep_compound_page, clear_huge_page, free_pcppages_bulk, do_rw_once; usemem: __mmap"},
   };
   for (run::MetricInfo& i : m) i.owner = "engine";
   return m;

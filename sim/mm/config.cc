@@ -97,6 +97,7 @@ const std::vector<KnobInfo>& knob_infos() {
       {"artificial_hold", "true|false", "ablation: head-only check plus a hold as long as the subpage walk"},
       {"free_pcppages_bulk", "v5.17|v5.18", "free_pcppages_bulk: two-phase with prefetch (5.17) or one pass plus free_high (5.18)"},
       {"deferred_struct_page_init", "true|false", "initialise struct pages per 128 MiB section on first use"},
+      {"memmap_reserved", "true|false", "each node's memmap (64 B per page) is reserved at its top, outside managed pages"},
       {"percpu_pagelist_high_fraction", "0 or 8..", "vm.percpu_pagelist_high_fraction (0: pcp high from the low watermark)"},
       {"watermark_scale_factor", "1..3000", "vm.watermark_scale_factor"},
       {"watermark_boost_factor", "0..", "vm.watermark_boost_factor"},
@@ -119,6 +120,7 @@ std::string set_knob(KernelConfig& c, std::string_view name, std::string_view v)
   if (name == "artificial_hold") return set_bool(c.artificial_hold, v, name);
   if (name == "free_pcppages_bulk") return set_enum(c.free_pcppages_bulk, kFreeBulk, v, name);
   if (name == "deferred_struct_page_init") return set_bool(c.deferred_struct_page_init, v, name);
+  if (name == "memmap_reserved") return set_bool(c.memmap_reserved, v, name);
   if (name == "percpu_pagelist_high_fraction") {
     std::string err = set_u32(c.percpu_pagelist_high_fraction, v, name, 0, 1u << 30);
     if (err.empty() && c.percpu_pagelist_high_fraction > 0 && c.percpu_pagelist_high_fraction < 8)
@@ -155,6 +157,7 @@ std::string get_knob(const KernelConfig& c, std::string_view name) {
   if (name == "artificial_hold") return b(c.artificial_hold);
   if (name == "free_pcppages_bulk") return enum_name(c.free_pcppages_bulk, kFreeBulk);
   if (name == "deferred_struct_page_init") return b(c.deferred_struct_page_init);
+  if (name == "memmap_reserved") return b(c.memmap_reserved);
   if (name == "percpu_pagelist_high_fraction") return std::to_string(c.percpu_pagelist_high_fraction);
   if (name == "watermark_scale_factor") return std::to_string(c.watermark_scale_factor);
   if (name == "watermark_boost_factor") return std::to_string(c.watermark_boost_factor);

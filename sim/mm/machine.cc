@@ -105,11 +105,20 @@ void Machine::build_nodes() {
       z.zone_start_pfn = pfn;
       (void)cpus_in_node;
     }
+    Zone* highest = nullptr;
     for (const ZoneSpec& zs : spec_.nodes[n].zones) {
       Zone& z = node->zones[zs.type];
       z.zone_start_pfn = pfn;
       z.spanned_pages = z.present_pages = z.managed_pages = zs.pages;
       pfn += zs.pages;
+      if (zs.pages) highest = &z;
+    }
+    // sparse_init / memblock_alloc_node: the node's memmap, a struct page per present page,
+    // comes from its own memory, top-down; memblock_free_all never frees it to buddy.
+    if (highest && cfg_.memmap_reserved) {
+      const uint64_t present = pfn - node->node_start_pfn;
+      const uint64_t memmap = (present * sizeof(Page) + PAGE_SIZE - 1) / PAGE_SIZE;
+      highest->managed_pages -= std::min(memmap, highest->managed_pages);
     }
     node->node_spanned_pages = pfn - node->node_start_pfn;
     nodes_.push_back(std::move(node));
@@ -189,20 +198,20 @@ void Machine::init_free_memory() {
       if (z.populated()) highest = &z;
     for (Zone& z : node->zones) {
       if (!z.populated()) continue;
-      const pfn_t start = z.zone_start_pfn, end = z.zone_end_pfn();
+      const pfn_t start = z.zone_start_pfn, end = z.free_end_pfn();
       pfn_t eager_end = end;
       if (cfg_.deferred_struct_page_init && &z == highest) {
         eager_end = std::min(end, (start / PAGES_PER_SECTION + 1) * PAGES_PER_SECTION);
         // A last section that ends mid-way may be shared with the next node's first zone:
         // initialise it now, single-threaded, rather than under one zone's lock later.
-        if (end % PAGES_PER_SECTION) init_struct_pages(std::max(eager_end, end - 1), end);
+        if (z.zone_end_pfn() % PAGES_PER_SECTION) init_struct_pages(std::max(eager_end, z.zone_end_pfn() - 1), z.zone_end_pfn());
       }
       init_struct_pages(start, eager_end);
       free_range_to_buddy(z, start, eager_end);
       z.first_deferred_pfn = eager_end;
       z.deferred_pages = end - eager_end;
-      z.vm_stat[NR_FREE_PAGES].store(static_cast<long>(z.present_pages));  // deferred count as free
-      vm_zone_stat[NR_FREE_PAGES].fetch_add(static_cast<long>(z.present_pages));
+      z.vm_stat[NR_FREE_PAGES].store(static_cast<long>(z.managed_pages));  // deferred count as free
+      vm_zone_stat[NR_FREE_PAGES].fetch_add(static_cast<long>(z.managed_pages));
     }
   }
 }
@@ -210,7 +219,7 @@ void Machine::init_free_memory() {
 bool Machine::deferred_grow_zone(Zone& zone) {
   if (zone.deferred_pages == 0) return false;
   const pfn_t start = zone.first_deferred_pfn;
-  const pfn_t end = std::min(zone.zone_end_pfn(), (start / PAGES_PER_SECTION + 1) * PAGES_PER_SECTION);
+  const pfn_t end = std::min(zone.free_end_pfn(), (start / PAGES_PER_SECTION + 1) * PAGES_PER_SECTION);
   init_struct_pages(start, end);
   free_range_to_buddy(zone, start, end);
   zone.first_deferred_pfn = end;

@@ -113,9 +113,11 @@ inline int nr_pcp_high(const PerCpuPages& pcp, const Zone& zone, bool free_high)
   if (!(zone.flags.load(std::memory_order_relaxed) & (1ul << ZONE_RECLAIM_ACTIVE))) return high;
   return std::min(READ_ONCE(pcp.batch) << 2, high);
 }
+// 5.18 tests free_high first: nr_pcp_high returned 0 for it, which the high < batch test (a
+// disabled or boot pageset) would otherwise take for a pcp that frees one page at a time.
 inline int nr_pcp_free(PerCpuPages& pcp, int high, int batch, bool free_high) {
-  if (high < batch) return 1;
   if (free_high) return pcp.count;
+  if (high < batch) return 1;
   const int min_nr_free = batch;
   const int max_nr_free = high - batch;
   batch <<= pcp.free_factor;

@@ -93,6 +93,7 @@ std::string stat_name(const std::string& metric) {
   };
   if (const auto it = kLkp.find(metric); it != kLkp.end()) return it->second;
   if (metric.starts_with("time.")) return "vm-scalability." + metric;
+  if (metric.starts_with("proc-vmstat.")) return metric;
   if (metric.starts_with("perf-profile.children.")) return "perf-profile.children.cycles-pp." + metric.substr(22);
   return "pagesim." + metric;
 }

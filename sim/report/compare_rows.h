@@ -15,6 +15,8 @@ namespace pagesim::report {
 // "lock_stat.<class>.<field>" (times in microseconds, as /proc/lock_stat prints them),
 // "cache.<counter>" (line accesses and cache-model counts) and "proc-vmstat.<name>".
 std::map<std::string, double> run_stats(const run::RunResult& r);
+// The LKP name of one metric (vm-scalability.throughput, ...); "pagesim.<metric>" otherwise.
+std::string stat_name(const std::string& metric);
 
 struct CompareCell {
   std::string variant;

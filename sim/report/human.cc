@@ -164,7 +164,8 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
         break;
       }
     out += "  (per-variant metrics, zones, locks, cache counters and every Bad page line: --verbose)\n\n";
-    return out + compare_table(runs, CompareRows::headline);
+    out += compare_table(runs, CompareRows::headline);
+    return set.empty() ? out : out + reference_table(set.front(), runs);
   }
   for (const SweepGroup& g : group_runs(runs)) {
     if (!g.key.empty()) out += fmt::format("=== {} = {} ===\n\n", g.key, g.value);
@@ -181,7 +182,7 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
     }
   }
   out += compare_table(runs);
-  return out;
+  return set.empty() ? out : out + reference_table(set.front(), runs);
 }
 
 }  // namespace pagesim::report

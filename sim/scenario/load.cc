@@ -60,7 +60,7 @@ void read_engine(const Node& e, const LoadOptions& opt, Scenario& sc) {
 
 // Validates one sweep point (or the whole file when nothing is swept).
 Scenario read_scenario(const Node& root, const std::string& file, const LoadOptions& opt) {
-  const MapView m(root, "", {"description", "machine", "kernel", "workload", "engine", "repeats", "seed", "warmup_ops", "outputs"});
+  const MapView m(root, "", {"description", "machine", "kernel", "workload", "engine", "repeats", "seed", "warmup_ops", "outputs", "reference"});
   Scenario sc;
   sc.file = file;
   if (const Node* d = m.get("description")) sc.description = read_string(*d, "description");
@@ -79,6 +79,8 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
     const MapView out(*o, "outputs", {"json", "csv", "proc_dir"});
     sc.outputs = Outputs{read_output(out, "json"), read_output(out, "csv"), read_output(out, "proc_dir")};
   }
+  nlohmann::ordered_json reference;
+  if (const Node* ref = m.get("reference")) sc.reference = read_reference(*ref, sc.variants, reference);
 
   nlohmann::ordered_json& r = sc.resolved;
   r["description"] = sc.description;
@@ -103,6 +105,7 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
   r["seed"] = sc.seed;
   r["warmup_ops"] = sc.warmup_ops;
   r["outputs"] = outputs_json(sc.outputs);
+  if (sc.reference) r["reference"] = std::move(reference);
   return sc;
 }
 

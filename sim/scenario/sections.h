@@ -45,4 +45,7 @@ struct WorkloadSection {
 };
 WorkloadSection read_workload(const Node& n, const std::vector<workload::WorkloadInfo>& workloads);
 
+// `reference:`: published figures beside the model's, keyed by the scenario's variants.
+Reference read_reference(const Node& n, const std::vector<Variant>& variants, nlohmann::ordered_json& resolved);
+
 }  // namespace pagesim::scenario::detail

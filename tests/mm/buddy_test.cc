@@ -14,8 +14,14 @@ std::vector<unsigned long> nr_free(const mm::Zone& z) {
   return v;
 }
 
+// The buddy tests start from a zone that is managed whole (no memmap reservation at its top).
+mm::KernelConfig whole_zone(mm::KernelConfig cfg = preset("v5.17")) {
+  cfg.memmap_reserved = false;
+  return cfg;
+}
+
 TEST(Buddy, FreshZoneIsAllMaxOrderBlocks) {
-  auto m = machine(1, 1, 64ull << 20);
+  auto m = machine(1, 1, 64ull << 20, whole_zone());
   const mm::Zone& z = normal(*m);
   EXPECT_EQ(z.free_area[MAX_ORDER - 1].nr_free, 16u);  // 64 MiB / 4 MiB
   for (unsigned o = 0; o + 1 < MAX_ORDER; ++o) EXPECT_EQ(z.free_area[o].nr_free, 0u);
@@ -42,7 +48,7 @@ TEST(Buddy, SplitAndMergeAtEveryOrder) {
 }
 
 TEST(Buddy, ExpandLeavesOneBuddyPerLowerOrder) {
-  auto m = machine(1, 1, 64ull << 20);
+  auto m = machine(1, 1, 64ull << 20, whole_zone());
   Cpu cpu(*m);
   // Order 4 is not a pcp order: the buddy path splits one order-10 block.
   mm::Page* p = cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, 4);
@@ -60,6 +66,7 @@ TEST(Buddy, MergeAcrossOrderNineGivesOrderTen) {
   // Two order-9 buddies through the buddy path (THP off keeps order 9 off the pcp).
   mm::KernelConfig cfg = preset("v5.17");
   cfg.thp = false;
+  cfg.memmap_reserved = false;
   auto m2 = machine(1, 1, 64ull << 20, cfg);
   Cpu c2(*m2);
   mm::Page* a = c2.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, 9);

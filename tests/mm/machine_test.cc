@@ -13,7 +13,9 @@ TEST(Machine, WorkedExampleOfTheSpec) {
   // One node, 32 CPUs, Normal 16.25 M pages, DMA32 ~0.74 M, DMA ~4 k, khugepaged enabled.
   mm::MachineSpec spec;
   spec.nodes.push_back(mm::NodeSpec{32, {{mm::ZONE_DMA, 4096}, {mm::ZONE_DMA32, 740352}, {mm::ZONE_NORMAL, 16250880}}});
-  mm::Machine m(spec, preset("v5.17"), mm::HostMemory{});
+  mm::KernelConfig cfg = preset("v5.17");
+  cfg.memmap_reserved = false;  // the spec's example takes the zone sizes as managed pages
+  mm::Machine m(spec, cfg, mm::HostMemory{});
   EXPECT_EQ(m.min_free_kbytes(), 67584u) << "khugepaged's 512 x 3 x 11 pages wins over int_sqrt";
   const mm::Zone& z = m.node(0).zones[mm::ZONE_NORMAL];
   EXPECT_NEAR(static_cast<double>(z._watermark[mm::WMARK_MIN]), 16160, 20);
@@ -49,13 +51,37 @@ TEST(Machine, StatThreshold) {
   EXPECT_EQ(mm::calculate_stat_threshold(1ull << 25, 128), 125);
 }
 
+// sparse_init's memmap comes from the node's own memory and stays memblock-reserved: 64 bytes
+// per 4 KiB page, 1/64 of the node, off its managed pages, at the top of its highest zone.
+TEST(Machine, MemmapIsReservedOutsideManagedPages) {
+  const uint64_t pages = (4ull << 30) / mm::PAGE_SIZE;
+  auto m = machine(2, 4, 4ull << 30);
+  for (unsigned n = 0; n < 2; ++n) {
+    const mm::Zone& z = normal(*m, n);
+    EXPECT_EQ(z.present_pages, pages);
+    EXPECT_EQ(z.managed_pages, pages - pages / 64);
+    EXPECT_EQ(z.free_end_pfn(), z.zone_end_pfn() - pages / 64);
+  }
+  mm::KernelConfig whole = preset("v5.17");
+  whole.memmap_reserved = false;
+  auto w = machine(2, 4, 4ull << 30, whole);
+  EXPECT_EQ(normal(*w).managed_pages, pages);
+  // Beyond about 6 GiB a zone's low watermark is min + managed x watermark_scale_factor, so it
+  // and pcp high (low / CPUs) come down with the managed pages.
+  auto big = machine(1, 4, 16ull << 30), big_whole = machine(1, 4, 16ull << 30, whole);
+  EXPECT_LT(normal(*big).low_wmark_pages(), normal(*big_whole).low_wmark_pages());
+  EXPECT_LT(normal(*big).pageset_high, normal(*big_whole).pageset_high);
+  expect_invariants(*m);
+}
+
 TEST(Machine, DeferredInitStartsWithOneSection) {
   auto m = machine(1, 1, 4ull << 30);
   EXPECT_EQ(m->memmap().sections_initialised(), 1u);
   const mm::ZoneCensus c = mm::zone_census(normal(*m));
+  const uint64_t managed = normal(*m).managed_pages;
   EXPECT_EQ(c.free_list_pages, mm::PAGES_PER_SECTION);
-  EXPECT_EQ(c.deferred_pages, (4ull << 30) / mm::PAGE_SIZE - mm::PAGES_PER_SECTION);
-  EXPECT_EQ(c.nr_free_pages, static_cast<long>((4ull << 30) / mm::PAGE_SIZE)) << "deferred pages count as free";
+  EXPECT_EQ(c.deferred_pages, managed - mm::PAGES_PER_SECTION);
+  EXPECT_EQ(c.nr_free_pages, static_cast<long>(managed)) << "deferred pages count as free";
   Cpu cpu(*m);
   std::vector<mm::Page*> pages;
   for (int i = 0; i < 40; ++i) pages.push_back(cpu.mm.alloc_pages_node(0, kThp, 9));  // 80 MiB... then more

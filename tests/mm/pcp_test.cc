@@ -149,5 +149,33 @@ TEST(Pcp, FreePcppagesBulkV518StartsWithTheJustFreedList) {
   expect_invariants(*m);
 }
 
+// 5.18's free_high: once a flush has raised free_factor, freeing a high-order page up to
+// PAGE_ALLOC_COSTLY_ORDER flushes the whole pcp (nr_pcp_free returns pcp->count before its
+// high < batch test, which nr_pcp_high's 0 would otherwise meet with a one-page flush).
+TEST(Pcp, FreeHighFlushesTheWholePcpOnAHighOrderFree) {
+  mm::KernelConfig cfg = preset("v5.17");
+  cfg.free_pcppages_bulk = mm::FreeBulk::v5_18;
+  auto m = machine(1, 1, 1ull << 30, cfg);
+  Cpu cpu(*m);
+  std::vector<mm::Page*> small;
+  for (int i = 0; i < 200; ++i) small.push_back(cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, 0));
+  mm::Page* order2 = cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, 2);
+  cpu.mm.drain_local_pages();
+  mm::PerCpuPages& pcp = normal(*m).pcp(0);
+  pcp.high = 100;
+  pcp.batch = 20;
+  pcp.free_factor = 0;
+  for (int i = 0; i < 101; ++i) cpu.mm.__free_pages(small[i], 0);  // the 100th free flushes
+  ASSERT_GT(pcp.free_factor, 0);
+  for (int i = 101; i < 150; ++i) cpu.mm.__free_pages(small[i], 0);
+  const uint64_t before = events(*m, mm::PCP_DRAIN_PAGES);
+  const int count = pcp.count;
+  cpu.mm.__free_pages(order2, 2);
+  EXPECT_EQ(events(*m, mm::PCP_DRAIN_PAGES) - before, static_cast<uint64_t>(count + 4)) << "everything, not one page";
+  EXPECT_EQ(pcp.count, 0);
+  for (int i = 150; i < 200; ++i) cpu.mm.__free_pages(small[i], 0);
+  expect_invariants(*m);
+}
+
 }  // namespace
 }  // namespace pagesim::test

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,7 @@ bool read_bool(const Node& n, std::string_view path);           // true|false on
 int64_t read_integer(const Node& n, std::string_view path, int64_t lo, int64_t hi);
 uint64_t read_unsigned(const Node& n, std::string_view path, uint64_t lo, uint64_t hi);
 int64_t read_size(const Node& n, std::string_view path, int64_t lo, int64_t hi);
+double read_number(const Node& n, std::string_view path, const std::optional<double>& lo, const std::optional<double>& hi);
 // One of `choices`, with a hint for a near miss.
 std::string read_choice(const Node& n, std::string_view path, const std::vector<std::string>& choices,
                         std::string_view what = "one of");

@@ -37,6 +37,7 @@ struct KernelConfig {
   bool artificial_hold = false;            // head-only plus a hold as long as Mel's walk
   FreeBulk free_pcppages_bulk = FreeBulk::v5_17;
   bool deferred_struct_page_init = true;   // CONFIG_DEFERRED_STRUCT_PAGE_INIT
+  bool memmap_reserved = true;             // each node's memmap is memblock-reserved: not managed
   uint32_t percpu_pagelist_high_fraction = 0;
   uint32_t watermark_scale_factor = 10;
   uint32_t watermark_boost_factor = 15000;

@@ -79,13 +79,16 @@ struct Zone {
   std::atomic<unsigned long> flags{0};
   spinlock_t lock;
   pfn_t first_deferred_pfn = 0;  // sections from here up are not yet initialised
-  uint64_t deferred_pages = 0;   // present pages not yet handed to buddy
+  uint64_t deferred_pages = 0;   // managed pages not yet handed to buddy
 
   // --- statistics ---
   std::atomic<long> vm_stat[NR_VM_ZONE_STAT_ITEMS] = {};
 
   bool populated() const { return present_pages != 0; }
   pfn_t zone_end_pfn() const { return zone_start_pfn + spanned_pages; }
+  // Where the pages buddy ever sees end: memblock's reservations (the node's memmap) sit at
+  // the top of its highest zone and are never freed (managed = present - reserved).
+  pfn_t free_end_pfn() const { return zone_end_pfn() - (present_pages - managed_pages); }
   bool zone_spans_pfn(pfn_t pfn) const { return pfn >= zone_start_pfn && pfn < zone_end_pfn(); }
   PerCpuPages& pcp(unsigned c) { return cpu[c].pcp; }
   const PerCpuPages& pcp(unsigned c) const { return cpu[c].pcp; }

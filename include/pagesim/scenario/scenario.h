@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,22 @@ struct SweepPoint {
   std::string value;  // as written, e.g. "4"
 };
 
+// Published figures to put beside the model's (`reference:`), e.g. the robot's e-mail.
+struct Reference {
+  std::string source;
+  unsigned iterations = 1;                 // the reference run's: per_iteration rows divide by it
+  std::vector<std::string> calibrated;     // model variants calibrated against it; others predict
+  std::vector<std::pair<std::string, std::string>> variants;  // model variant -> the reference's name
+  struct Row {
+    std::string metric;                    // the model's metric name
+    bool per_iteration = false;            // totals: divided by the reference's and the model's iterations
+    bool calibration_target = false;       // the calibrated variants were fitted to this row
+    std::string note;
+    std::map<std::string, double> values;  // model variant -> the reference's figure
+  };
+  std::vector<Row> rows;
+};
+
 struct Scenario {
   std::string file;                 // the YAML file it came from
   std::string description;
@@ -49,6 +66,7 @@ struct Scenario {
   uint64_t warmup_ops = 0;          // workload-defined unit; 0 = no warm-up phase
   Outputs outputs;
   SweepPoint sweep;
+  std::optional<Reference> reference;
   nlohmann::ordered_json resolved;  // the fully resolved scenario, as `validate --resolved` prints it
 };
 

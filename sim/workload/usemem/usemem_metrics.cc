@@ -33,6 +33,7 @@ run::TaskPlacement::Iteration placement_of(const UsememTaskResult& t) {
 void usemem_metrics(const std::vector<std::vector<UsememTaskResult>>& results, unsigned nr_nodes,
                     run::RunResult& r, bool phase_times) {
   std::map<std::string, double>& m = r.metrics;
+  m["iterations"] = static_cast<double>(results.size());
   r.tasks.clear();
   for (const auto& iteration : results) {
     if (r.tasks.size() < iteration.size()) r.tasks.resize(iteration.size());
@@ -122,6 +123,7 @@ std::vector<run::MetricInfo> usemem_metric_infos() {
       {"data_scale", "", kUniprocessor | kNative, "the host data region is SIZE / data_scale", false, true},
       {"size_bytes", "B", kAllEngines, "per-task SIZE", false, true},
       {"nr_task", "", kVirtual, "usemem -n", false, true},
+      {"iterations", "", kAllEngines, "case iterations run", false, true},
       {"store_dram_util_node{n}_it{i}", "", kVirtual, "DRAM utilisation of node n in iteration i's store-loop fixed point"},
       {"store_local_ns_node{n}_it{i}", "ns", kVirtual, "loaded latency of a local miss on node n, iteration i"},
       {"store_remote_ns_node{n}_it{i}", "ns", kVirtual, "loaded latency of a remote miss to node n, iteration i"},

@@ -285,6 +285,11 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
     if (loops[it].live) m[fmt::format("store_latency_solves_it{}", it)] = static_cast<double>(loops[it].live->solves());
   d.add_scheduler_metrics();
   d.add_profile_metrics();
+  // perf-profile's __mmap: the reservations' share of all vCPU time (spinning included).
+  double mmap_s = 0;
+  for (const auto& iteration : results)
+    for (const UsememTaskResult& t : iteration) mmap_s += static_cast<double>(t.reserve_ns) / 1e9;
+  if (const double all = m["time.elapsed_time"] * machine.nr_cpus(); all > 0) m["perf-profile.children.__mmap"] = 100 * mmap_s / all;
 }
 
 class Usemem : public ProgramOf<Usemem> {
