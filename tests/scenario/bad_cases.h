@@ -35,6 +35,11 @@ inline const std::vector<BadCase>& bad_cases() {
       {"UnknownKnob", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "kernel:\n  knobs:\n    buddy_chek: after_unlock\n", {}, "bad.yaml:8:5", "kernel.knobs.buddy_chek", "did you mean 'buddy_check'?"},
       {"UnknownZone", "machine:\n  nodes:\n    - cpus: 1\n      zones: {Normall: 64M}\n" PAGESIM_OK_WORKLOAD, {}, "bad.yaml:4:15", "machine.nodes[0].zones.Normall", "did you mean 'Normal'?"},
       // Duplicate keys (yaml-cpp keeps one silently).
+      // The reference section and the virtual engine's scheduler keys.
+      {"ReferenceUnknownVariant", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.99: x}\n  rows: []\n", {}, "bad.yaml:7:14", "reference.variants.v5.99", "neither a variant of this scenario nor a preset"},
+      {"ReferenceValueNotANumber", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.17: a}\n  rows:\n    - {metric: x, v5.17: fast}\n", {}, "bad.yaml:9:26", "reference.rows[0].v5.17", "expected number"},
+      {"ReferenceRowWithoutMetric", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.17: a}\n  rows:\n    - {v5.17: 1}\n", {}, "bad.yaml:9:7", "reference.rows[0]", "missing required key 'metric'"},
+      {"EngineNumaHome", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "engine:\n  name: uniprocessor\n  numa_home: forknode\n", {}, "bad.yaml:8:14", "engine.numa_home", "fork_node"},
       {"DuplicateTopKey", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "seed: 1\nseed: 2\n", {}, "bad.yaml:7:1", "seed", "duplicate key (first given at line 6, column 1)"},
       {"DuplicateParam", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "  params:\n    ops: 10\n    ops: 20\n", {}, "bad.yaml:8:5", "ops", "duplicate key"},
       {"DuplicateZoneFlow", "machine:\n  nodes:\n    - zones: {Normal: 64M, Normal: 128M}\n" PAGESIM_OK_WORKLOAD, {}, "bad.yaml:3:28", "Normal", "duplicate key (first given at line 3, column 15)"},

@@ -56,8 +56,8 @@ TEST(VirtualMachineFile, UnknownKeyNamesFileLineColumnAndKey) {
 
 TEST(VirtualMachineFile, StoreMlpIsReadOrDefaultsToMlp) {
   std::string text = shipped_text();
-  EXPECT_EQ(parse_machine_model(text, "m.yaml").store_mlp, 10.0);
-  text.replace(text.find("  store_mlp: 10"), 14, "  store_mlp: 2.5");
+  EXPECT_EQ(parse_machine_model(text, "m.yaml").store_mlp, 0.85);
+  text.replace(text.find("  store_mlp: 0.85"), 17, "  store_mlp: 2.5");
   EXPECT_EQ(parse_machine_model(text, "m.yaml").store_mlp, 2.5);
   const size_t at = text.find("  store_mlp");
   text.erase(at, text.find('\n', at) - at + 1);
@@ -127,8 +127,8 @@ TEST(VirtualMemoryModel, StoreLoopTimeMatchesItsFormulaAtTheFixedPoint) {
   // Low load: latency = idle + curve(utilisation), utilisation = the traffic the rates imply.
   const double local = (89100 + m.extra_latency_ps(r.dram_utilisation[0])) / 1000;
   EXPECT_NEAR(r.local_ns[0], local, 1e-6);
-  const double t0 = 1e6 * r.local_ns[0] * 1000 / m.mlp;
-  const double t1 = 1e6 * (0.75 * r.local_ns[0] + 0.25 * r.remote_ns[1]) * 1000 / m.mlp;
+  const double t0 = 1e6 * r.local_ns[0] * 1000 / m.store_mlp;
+  const double t1 = 1e6 * (0.75 * r.local_ns[0] + 0.25 * r.remote_ns[1]) * 1000 / m.store_mlp;
   EXPECT_NEAR(static_cast<double>(r.time_ps[0]), t0, 1);
   EXPECT_NEAR(static_cast<double>(r.time_ps[1]), t1, 1);
   // The utilisation is consistent with the rates: node 0 serves both tasks' local stores.
@@ -137,7 +137,8 @@ TEST(VirtualMemoryModel, StoreLoopTimeMatchesItsFormulaAtTheFixedPoint) {
 }
 
 TEST(VirtualMemoryModel, SaturatedNodeStretchesLatencyByDemandOverBandwidth) {
-  const MachineModel m = load_machine_model(default_machine_file());
+  MachineModel m = load_machine_model(default_machine_file());
+  m.store_mlp = 10;  // loops with 10 RFOs in flight each: enough to saturate a node
   std::vector<StoreLoopTask> tasks(64, StoreLoopTask{1000000, {1, 0}, {1, 0}});
   const StoreLoopResult r = store_loop(m, tasks);
   EXPECT_GT(r.dram_utilisation[0], 0.99);
@@ -150,7 +151,8 @@ TEST(VirtualMemoryModel, SaturatedNodeStretchesLatencyByDemandOverBandwidth) {
 // While loops run, each price is store_loop()'s for the loops running at that moment: it rises
 // as loops join, falls back as they end or move away, and is re-solved only after a change.
 TEST(VirtualMemoryModel, LiveLoopsArePricedAtTheLoopsRunningNow) {
-  const MachineModel m = load_machine_model(default_machine_file());
+  MachineModel m = load_machine_model(default_machine_file());
+  m.store_mlp = 10;  // loops with 10 RFOs in flight each: enough to saturate a node
   const std::vector<uint64_t> local{1, 0};
   const auto alone = [&](unsigned n) {
     return store_ps_on(m, store_loop(m, std::vector<StoreLoopTask>(n, StoreLoopTask{1, local, {1, 0}})), local, 0);
