@@ -3,8 +3,8 @@
 
 For each run (repeat 0 unless --repeat), prints:
   - the migrations by time since their iteration's fork, and how many crossed nodes: the start
-    pipe's wake chain and idle balancing act in the first 10 ms, NUMA balancing after its 1 s
-    scan delay (docs/reproducing-anon-w-rand-hugetlb.md);
+    pipe's wake-ups act at the fork, idle balancing in the first few hundred ms, NUMA
+    balancing from 1 s of a task's own CPU time (docs/reproducing-anon-w-rand-hugetlb.md);
   - a least-squares fit of each task-iteration's store-loop time per store against its
     remote-store share r: ns/store = c + b*r. b/c is what a remote store costs more than a
     local one, relative to a local one, at the loads the run produced.
@@ -13,8 +13,9 @@ Usage: tools/usemem-placement.py RESULT.json [--cpus-per-node N] [--repeat R]
 Standard library only."""
 import argparse
 import collections
-import json
 import sys
+
+import result_json
 
 
 def windows(run, cpus_per_node):
@@ -61,14 +62,9 @@ def main():
     ap.add_argument("--cpus-per-node", type=int, default=0, help="default: the scenario's machine.cpus_per_node")
     ap.add_argument("--repeat", type=int, default=0)
     a = ap.parse_args()
-    try:
-        with open(a.result) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        print(f"{a.result}: {e}", file=sys.stderr)
-        return 2
-    cpn = a.cpus_per_node or doc.get("scenario", {}).get("machine", {}).get("cpus_per_node", 0)
-    if not isinstance(cpn, int) or cpn <= 0:
+    doc = result_json.load(a.result)
+    cpn = a.cpus_per_node or result_json.cpus_per_node(doc)
+    if cpn <= 0:
         print(f"{a.result}: no machine.cpus_per_node in the scenario; pass --cpus-per-node", file=sys.stderr)
         return 2
     for run in doc.get("runs", []):

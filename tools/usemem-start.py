@@ -17,9 +17,10 @@ Usage: tools/usemem-start.py RESULT.json [--repeat R] [--iteration I] [--plot OU
 Standard library only (gnuplot for --plot)."""
 import argparse
 import collections
-import json
 import subprocess
 import sys
+
+import result_json
 
 STEPS = [("fork", "fork_node"), ("wake", "wake_node"), ("mmap start", "mmap_start_node"),
          ("mmap end", "mmap_end_node"), ("first fault", "first_fault_node"),
@@ -116,12 +117,7 @@ def main():
     ap.add_argument("--iteration", type=int, default=0)
     ap.add_argument("--plot")
     a = ap.parse_args()
-    try:
-        with open(a.result) as f:
-            d = json.load(f)
-    except (OSError, ValueError) as e:
-        print(f"{a.result}: {e}", file=sys.stderr)
-        sys.exit(2)
+    d = result_json.load(a.result)
     runs = [r for r in d.get("runs", []) if r.get("repeat") == a.repeat and r.get("tasks")]
     if not runs:
         print(f"{a.result}: no usemem task placements for repeat {a.repeat} (a virtual run's result.json)", file=sys.stderr)
@@ -129,7 +125,7 @@ def main():
     all_series = []
     for run in runs:
         nodes = max(len(t["iterations"][0]["fault_node_pages"]) for t in run["tasks"] if t["iterations"])
-        cpus_per_node = max(1, int(run["metrics"].get("vcpus", len(run["tasks"]))) // max(1, nodes))
+        cpus_per_node = result_json.cpus_per_node(d) or max(1, len(run["tasks"]) // max(1, nodes))
         series = report(run, a.iteration, nodes, cpus_per_node)
         if series:
             all_series.append((run["variant"], series))

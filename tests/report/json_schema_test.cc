@@ -116,6 +116,10 @@ nlohmann::ordered_json full_document() {
                                     .timeline = {{.at_ns = 0, .cpu = 3}, {.at_ns = 1000, .cpu = 70}},
                                     .iterations = {{.reserve_node = 0, .fault_node = 1, .fault_node_pages = {2, 6},
                                                     .store_loop_node_s = {0.5, 1.5}, .remote_store_share_pct = 43.75}}}};
+      r.tasks[0].iterations[0].start = {.fork_node = 0, .wake_node = 0, .mmap_start_node = 0, .mmap_end_node = 1,
+                                        .first_fault_node = 1, .pass1_node = 1, .pass2_node = -1, .mmap_start_us = 5,
+                                        .mmap_end_us = 30000, .first_fault_us = 30000, .pass1_us = 1000000, .pass2_us = -1,
+                                        .reserved_node_pages = {3, 5}, .spin_zone_lock_us = 1.5, .spin_hugetlb_lock_us = 2};
       runs.push_back(r);
     }
   return report::to_json(set, runs, true);

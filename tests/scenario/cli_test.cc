@@ -223,6 +223,13 @@ TEST(VirtualCli, UsememPlacementToolReadsTheRunsTasks) {
   std::ofstream(dir / "bad.json") << "{";
   const int status = std::system(("python3 " + quote(tool) + " " + quote((dir / "bad.json").string()) + " 2>/dev/null").c_str());
   EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2);
+  // tools/usemem-start.py reads the iterations' start records: every task at every step.
+  const std::string start = (fs::path(PAGESIM_SOURCE_DIR) / "tools/usemem-start.py").string();
+  ASSERT_EQ(std::system(("python3 " + quote(start) + " " + quote(json.string()) + " --iteration 1 >" + quote(out.string())).c_str()), 0);
+  const std::string steps = slurp(out);
+  for (const char* want : {"== v5.17 (repeat 0, iteration 1): ", "  fork ", "  wake ", "  mmap end ", "  first fault ", "  reserved ",
+                           "HugePages_Surp after the last mmap: ", "per task: mmap ", "tasks per node: 0ms "})
+    EXPECT_NE(steps.find(want), std::string::npos) << want << " in\n" << steps;
 }
 
 TEST(Cli, ListNamesEverySection) {
