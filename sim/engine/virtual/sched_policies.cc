@@ -203,6 +203,7 @@ class Cfs : public SchedPolicy {
           failed_[c] = 0;
           return true;
         }
+        failed_[c]++;  // every candidate refused: the next balance may override the refusal
         continue;
       }
       const unsigned idle_here = rq.node_cpus(node) - std::min(rq.node_cpus(node), rq.node_running(node));
