@@ -1,6 +1,5 @@
 // The virtual engine's scheduler: barriers, fork and the start pipe's wake-ups, per-vCPU run
-// queues with dispatch and the balance tick (the policy decides where; sched.h), and the
-// clearing bandwidth shared on a node (clear_huge_page).
+// queues with dispatch and the balance tick (the policy decides where; sched.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -162,14 +161,6 @@ void VirtualEngine::finished(VirtualCpu& t) {
     // The last task left while the others wait at a barrier: release them all.
     release_barrier();
   }
-}
-
-unsigned VirtualEngine::active_clears(unsigned node, ps_t now) {
-  auto& v = clears_[node];
-  std::erase_if(v, [&](const ClearInterval& c) { return c.end <= now; });
-  unsigned n = 0;
-  for (const ClearInterval& c : v) n += c.start <= now;
-  return n;
 }
 
 }  // namespace pagesim

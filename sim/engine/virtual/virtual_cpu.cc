@@ -15,6 +15,8 @@ namespace {
 
 constexpr uint64_t kHugePageBytes = 2u << 20;
 
+bool dram(cache::Outcome o) { return o == cache::Outcome::dram_local || o == cache::Outcome::dram_remote; }
+
 bool clean_miss(cache::Outcome o) {
   return o == cache::Outcome::llc_local || o == cache::Outcome::llc_remote || o == cache::Outcome::dram_local ||
          o == cache::Outcome::dram_remote;
@@ -56,7 +58,9 @@ void VirtualCpu::record(const Line& first, AccessKind kind, Site site, uint32_t 
 void VirtualCpu::access(const Line& line, AccessKind kind, Site site) {
   sync();
   count(line, kind, site, context());
-  const ps_t d = eng_->model_.latency(model_access(line.line(), line.node, kind, site, line.kind));
+  const cache::Outcome o = model_access(line.line(), line.node, kind, site, line.kind);
+  // A miss to DRAM pays the loaded latency of the memory it goes to.
+  const ps_t d = eng_->model_.latency(o) + (dram(o) ? eng_->dram_extra_ps(line.node, clock_) : 0);
   clock_ += d;
   site_ps_[static_cast<unsigned>(site)] += d;
 }
@@ -81,6 +85,8 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
   // evicts nothing, and the hints would be a fifth of its time.
   constexpr uint32_t kAhead = 8, kVictimAhead = 4;
   uint32_t since_fill = 0;
+  // The walk is short (microseconds): the DRAM load at its start holds for all of it.
+  const ps_t loaded = eng_->dram_extra_ps(first.node, clock_);
   for (uint32_t i = 0; i < n; ++i, ++since_fill) {
     if (i + kAhead < n && since_fill <= kAhead)
       eng_->cache_.prefetch_sets(model_cpu_, (first.addr + uint64_t{i + kAhead} * stride) >> 6);
@@ -92,15 +98,17 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
     if (o != cache::Outcome::l1 && o != cache::Outcome::l2) since_fill = 0;
     const auto oi = static_cast<unsigned>(o);
     ps_t lat = overlapped[oi];  // latency / mlp
+    bool streamed = false;
     if (sequential) {
       if (line >> 6 != page) page = line >> 6, misses_in_page = 0;  // 64 lines = one 4 KiB page
       if (clean_miss(o)) {
-        if (misses_in_page >= 2) lat = streamed_ps[oi];  // the L2 streamer: latency / stream_mlp
+        if (misses_in_page >= 2) lat = streamed_ps[oi], streamed = true;  // the L2 streamer: latency / stream_mlp
         misses_in_page++;
         // Adjacent-line prefetch: the miss brings the other half of its 128-byte pair.
         if (!(line & 1)) model_access(line | 1, first.node, AccessKind::prefetch, attr);
       }
     }
+    if (loaded && dram(o)) lat += loaded / (streamed ? eng_->model_.stream_mlp : eng_->model_.mlp);
     clock_ += lat;
   }
   site_ps_[static_cast<unsigned>(site)] += clock_ - t0;
@@ -261,6 +269,7 @@ void VirtualCpu::clear_huge_page(unsigned page_node) {
   const unsigned sharers = eng_->active_clears(page_node, clock_) + 1;
   const ps_t d = vt::clear_time_ps(eng_->model_, kHugePageBytes, page_node, node_, sharers);
   eng_->clears_[page_node].push_back({clock_, clock_ + d});
+  eng_->dram_load_[page_node].until = 0;  // the load changed
   clock_ += d;
   site_ps_[static_cast<unsigned>(Site::clear_huge_page)] += d;
 }

@@ -162,6 +162,39 @@ TEST(VirtualAccess, SequentialWalkGetsAdjacentLineAndStreamer) {
                       hits * (hit_ps / mdl.mlp));
 }
 
+// A DRAM miss pays the machine file's loaded-latency curve at its home node's utilisation by
+// the clears running there: task 0 clears a huge page on node 0; task 1 misses to node 0
+// while it runs and after it has ended, and to node 1, where nothing clears.
+TEST(VirtualAccess, DramMissesPayTheLoadOfTheClearsOnTheirNode) {
+  auto m = test::machine(2, 1, 64ull << 20);
+  const vt::MachineModel mdl = test_model();
+  VirtualEngine eng(*m, test_model());
+  ps_t clear_end = 0, during = 0, node1 = 0, after = 0;
+  eng.run(2, [&](VirtualCpu& ex) {
+    if (ex.task() == 0) {
+      ex.clear_huge_page(0);
+      clear_end = ex.clock();
+      return;
+    }
+    ps_t t = ex.clock();
+    ex.access(Line{VMEMMAP_BASE + 0x10000, 0, LineKind::struct_page}, AccessKind::load, Site::check_new_pages);
+    during = ex.clock() - t;
+    t = ex.clock();
+    ex.access(Line{VMEMMAP_BASE + 0x3000000, 1, LineKind::struct_page}, AccessKind::load, Site::check_new_pages);
+    node1 = ex.clock() - t;
+    ex.advance(clear_end);  // past the clear
+    t = ex.clock();
+    ex.access(Line{VMEMMAP_BASE + 0x20000, 0, LineKind::struct_page}, AccessKind::load, Site::check_new_pages);
+    after = ex.clock() - t;
+  });
+  const double u = mdl.clear_bw_bytes_per_s / mdl.dram_bw_bytes_per_s;  // one clearing thread
+  ASSERT_GT(mdl.extra_latency_ps(u), 0);
+  // Task 1 runs on node 1 (the pinned policy): node 0's lines are remote to it.
+  EXPECT_EQ(during, mdl.latency(Outcome::dram_remote) + static_cast<ps_t>(mdl.extra_latency_ps(u)));
+  EXPECT_EQ(node1, mdl.latency(Outcome::dram_local)) << "node 1's memory is idle";
+  EXPECT_EQ(after, mdl.latency(Outcome::dram_remote)) << "the clear has ended";
+}
+
 TEST(VirtualSched, ScheduleInsideASpinlockIsABug) {
   auto m = test::machine(1, 1, 64ull << 20);
   VirtualEngine eng(*m, test_model());

@@ -168,7 +168,9 @@ TEST(VirtualSched, NumaBalancingMovesThePagesToTheTaskNotTheTaskToItsForkNode) {
       EXPECT_GE(nb.scans, 3u) << "a pass per second of each task's CPU time, after the first second";
       ASSERT_GE(nb.passes.size(), 2u);
       for (const NumaBalancingStats::Pass& pass : nb.passes)
-        if (pass.pass == 1) EXPECT_GT(pass.at, 1000000000000u) << "after 1 s of CPU time";
+        if (pass.pass == 1) {
+          EXPECT_GT(pass.at, 1000000000000u) << "after 1 s of CPU time";
+        }
     }
   }
   EXPECT_GT(task1_on["fork_node"][1], 50000000000u) << "fork_node: sent home at each pass";

@@ -273,6 +273,9 @@ class VirtualEngine {
   void tick();
   LockState& lock_state(uint32_t id) { return locks_[id]; }
   unsigned active_clears(unsigned node, ps_t now);
+  // What a DRAM miss homed on `node` pays over the idle latency at `now`, from the clears
+  // streaming there (memory_traffic.cc).
+  ps_t dram_extra_ps(unsigned node, ps_t now);
 
   mm::Machine& m_;
   vt::MachineModel model_;
@@ -297,6 +300,11 @@ class VirtualEngine {
   uint64_t slack_accesses_ = 0;
   uint64_t causality_yields_ = 0;
   std::vector<std::vector<ClearInterval>> clears_;  // per node
+  struct DramLoad {
+    ps_t from = 0, until = 0;  // the span over which `extra` holds
+    ps_t extra = 0;
+  };
+  std::vector<DramLoad> dram_load_;  // per node: dram_extra_ps's last answer
   std::exception_ptr error_;
 };
 
