@@ -206,7 +206,6 @@ Page* Hugetlb<E>::alloc_surplus_huge_page(gfp_t gfp, int nid, const NodeMask* nm
   if (zero_ref) set_page_count(page, 0);  // the reservation path keeps no reference
   h_.surplus_huge_pages++;
   h_.surplus_huge_pages_node[page_to_nid(page)]++;
-  if (surplus_allocated_.size() < m_.nr_nodes()) surplus_allocated_.resize(m_.nr_nodes());
   surplus_allocated_[page_to_nid(page)]++;
   touch(ex_, hstate_counter_line(), AccessKind::rmw, Site::alloc_surplus_huge_page);
   touch(ex_, hstate_counter_line(page_to_nid(page)), AccessKind::rmw, Site::alloc_surplus_huge_page);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "compare_rows.h"
+#include "stats.h"
 #include "pagesim/report/report.h"
 #include "pagesim/run/runner.h"
 
@@ -13,20 +14,21 @@ namespace pagesim::report {
 
 namespace {
 
-// The model's mean of `metric` over a variant's repeats; NaN when no run reports it.
-double model_mean(const std::vector<run::RunResult>& runs, const std::string& variant, const std::string& metric,
+// The model's mean of `metric` over a variant's repeats (per iteration: each run's value over
+// its own iterations); NaN when no run reports it.
+double model_mean(const std::vector<SweepGroup>& groups, const std::string& variant, const std::string& metric,
                   bool per_iteration) {
-  double sum = 0;
-  unsigned n = 0;
-  for (const run::RunResult& r : runs) {
-    if (r.variant != variant) continue;
-    const auto it = r.metrics.find(metric);
-    if (it == r.metrics.end()) continue;
-    const auto iters = r.metrics.find("iterations");
-    sum += it->second / (per_iteration && iters != r.metrics.end() && iters->second > 0 ? iters->second : 1);
-    n++;
-  }
-  return n ? sum / n : std::nan("");
+  std::vector<double> values;
+  for (const SweepGroup& g : groups)
+    for (const VariantRuns& v : g.variants)
+      if (v.variant == variant)
+        for (const run::RunResult* r : v.runs) {
+          const auto it = r->metrics.find(metric);
+          if (it == r->metrics.end()) continue;
+          const auto iters = r->metrics.find("iterations");
+          values.push_back(it->second / (per_iteration && iters != r->metrics.end() && iters->second > 0 ? iters->second : 1));
+        }
+  return values.empty() ? std::nan("") : summarize(values).avg;
 }
 
 std::string value(double x) {
@@ -51,6 +53,7 @@ std::string reference_table(const scenario::Scenario& sc, const std::vector<run:
   for (const auto& v : ref.variants)
     if (std::any_of(runs.begin(), runs.end(), [&](const run::RunResult& r) { return r.variant == v.first; })) vs.push_back(v);
   if (vs.empty()) return "";
+  const std::vector<SweepGroup> groups = group_runs(runs);
   auto calibrated = [&](const std::string& v) { return std::find(ref.calibrated.begin(), ref.calibrated.end(), v) != ref.calibrated.end(); };
   std::string out = fmt::format("\nbeside the reference: {}\n", ref.source);
   out += fmt::format("(rows marked /it: per iteration, the reference's totals / {} and the model's / its iterations; model: mean over repeats)\n\n",
@@ -72,7 +75,7 @@ std::string reference_table(const scenario::Scenario& sc, const std::vector<run:
     for (const auto& [model, name] : vs) {
       const auto it = row.values.find(model);
       theirs.push_back(it == row.values.end() ? std::nan("") : it->second / (row.per_iteration ? ref.iterations : 1));
-      ours.push_back(model_mean(runs, model, row.metric, row.per_iteration));
+      ours.push_back(model_mean(groups, model, row.metric, row.per_iteration));
     }
     for (double x : theirs) line += fmt::format("{:>{}}", value(x), w);
     line += fmt::format("{:>9}", theirs.size() > 1 ? change(theirs[0], theirs[1], points) : "");

@@ -29,7 +29,7 @@ struct MemPolicy {
 template <Exec E>
 class Hugetlb {
  public:
-  Hugetlb(Mm<E>& mm) : mm_(mm), m_(mm.machine()), ex_(mm.exec()), h_(m_.hstate()) {}
+  Hugetlb(Mm<E>& mm) : mm_(mm), m_(mm.machine()), ex_(mm.exec()), h_(m_.hstate()), surplus_allocated_(m_.nr_nodes()) {}
 
   // hugetlb_acct_memory: delta > 0 reserves (gather_surplus_pages), delta < 0 releases
   // (return_unused_surplus_pages). Returns 0 or -ENOMEM (-12). Takes hugetlb_lock.
@@ -75,9 +75,9 @@ class Hugetlb {
 
   Mm<E>& mm_;
   Machine& m_;
-  std::vector<unsigned long> surplus_allocated_;
   E& ex_;
   Hstate& h_;
+  std::vector<unsigned long> surplus_allocated_;  // per node
   IrqFlags irq_{};
   const MemPolicy* surplus_pol_ = nullptr;
 };

@@ -97,11 +97,11 @@ void VirtualDriver::add_profile_metrics() const {
   m["perf-profile.children.clear_huge_page"] = 100 * at(Site::clear_huge_page) / all;
   m["perf-profile.children.free_pcppages_bulk"] = 100 * (at(Site::free_pcppages_bulk) + at(Site::__free_one_page)) / all;
   m["perf-profile.children.do_rw_once"] = 100 * store / all;
-  std::array<double, static_cast<size_t>(LockClass::kCount)> by_lock{};
-  for (unsigned t = 0; t < n; ++t)
-    for (size_t l = 0; l < by_lock.size(); ++l) by_lock[l] += static_cast<double>(eng_.task(t).spin_by_lock_ps()[l]);
-  m["perf-profile.spin.zone_lock"] = 100 * by_lock[static_cast<size_t>(LockClass::zone_lock)] / all;
-  m["perf-profile.spin.hugetlb_lock"] = 100 * by_lock[static_cast<size_t>(LockClass::hugetlb_lock)] / all;
+  for (const auto& [cls, name] : {std::pair{LockClass::zone_lock, "zone_lock"}, std::pair{LockClass::hugetlb_lock, "hugetlb_lock"}}) {
+    double spun = 0;
+    for (unsigned t = 0; t < n; ++t) spun += static_cast<double>(eng_.task(t).spin_ps(cls));
+    m[fmt::format("perf-profile.spin.{}", name)] = 100 * spun / all;
+  }
 }
 
 void run_virtual(const RunInput& in, const Program& program) {

@@ -32,6 +32,11 @@ unsigned Runqueues::node_cpus(unsigned node) const {
   return static_cast<unsigned>(std::count(cpu_node.begin(), cpu_node.end(), node));
 }
 
+unsigned Runqueues::node_spare(unsigned node) const {
+  const unsigned cpus = node_cpus(node);
+  return cpus - std::min(cpus, node_running(node));
+}
+
 ps_t Runqueues::runtime(unsigned task, ps_t now) const {
   const Cpu& c = cpus[task_cpu[task]];
   const bool running = c.curr == static_cast<int>(task);
@@ -98,7 +103,7 @@ class Cfs : public SchedPolicy {
     if (!(rq.node_running(local) < rq.nr_cpus() / 4)) {
       unsigned best_idle = 0;
       for (unsigned n = 0; n < nr_nodes(rq); ++n) {
-        const unsigned idle = rq.node_cpus(n) - std::min(rq.node_cpus(n), rq.node_running(n));
+        const unsigned idle = rq.node_spare(n);
         if (idle > best_idle || (idle == best_idle && n == local)) best_idle = idle, node = n;
       }
     }
@@ -198,16 +203,14 @@ class Cfs : public SchedPolicy {
       if (busy > rq.node_cpus(other)) {
         const int src = busiest_queue(rq, other);
         if (src < 0) continue;
-        const unsigned spare = rq.node_cpus(node) - std::min(rq.node_cpus(node), rq.node_running(node));
-        if (pull(rq, static_cast<unsigned>(src), c, std::min(p_.nr_migrate, spare))) {
+        if (pull(rq, static_cast<unsigned>(src), c, std::min(p_.nr_migrate, rq.node_spare(node)))) {
           failed_[c] = 0;
           return true;
         }
         failed_[c]++;  // every candidate refused: the next balance may override the refusal
         continue;
       }
-      const unsigned idle_here = rq.node_cpus(node) - std::min(rq.node_cpus(node), rq.node_running(node));
-      const unsigned idle_there = rq.node_cpus(other) - std::min(rq.node_cpus(other), busy);
+      const unsigned idle_here = rq.node_spare(node), idle_there = rq.node_spare(other);
       const unsigned imbalance = idle_here > idle_there ? (idle_here - idle_there) / 2 : 0;
       if (imbalance == 0 || (busy < rq.node_cpus(other) / 4 && imbalance <= 2)) continue;
       if (++failed_[c] <= p_.cache_nice_tries + 2) continue;
@@ -280,7 +283,7 @@ class Cfs : public SchedPolicy {
 // back to the node it was forked on once the scan delay has passed since its fork) or none.
 class Numa final : public Cfs {
  public:
-  explicit Numa(const SchedParams& p) : Cfs(p), nb_(p) {}
+  explicit Numa(const SchedParams& p) : Cfs(p), home_(parse_home(p.numa_home)), nb_(p) {}
   std::string_view name() const override { return "numa"; }
   const NumaBalancingStats* numa_stats() const override { return &nb_.stats(); }
 
@@ -292,13 +295,13 @@ class Numa final : public Cfs {
 
   void tick(Runqueues& rq, ps_t now, std::vector<Migration>& out) override {
     Cfs::tick(rq, now, out);
-    if (p_.numa_home == "none") return;
+    if (home_ == Home::none) return;
     if (next_scan_.size() != rq.task_cpu.size()) next_scan_.assign(rq.task_cpu.size(), 0);
     for (unsigned t = 0; t < rq.task_cpu.size(); ++t) {
       const unsigned cpu = rq.task_cpu[t];
       if (rq.task_asleep[t] || moving(static_cast<int>(t), out) || rq.cpus[cpu].curr != static_cast<int>(t)) continue;
       int want = -1;
-      if (p_.numa_home == "kernel") {
+      if (home_ == Home::kernel) {
         if (nb_.tick(t, rq.cpu_node[cpu], rq.runtime(t, now), now)) want = nb_.preferred(t);
       } else {  // fork_node
         next_scan_[t] = std::max(next_scan_[t], rq.task_forked[t] + p_.numa_scan_delay_ps);
@@ -311,12 +314,20 @@ class Numa final : public Cfs {
   }
 
  private:
+  enum class Home { kernel, fork_node, none };  // numa_home_names(), in order
+  static Home parse_home(const std::string& name) {
+    const auto& names = numa_home_names();
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) throw InputError(fmt::format("engine.numa_home: unknown rule '{}'", name));
+    return static_cast<Home>(it - names.begin());
+  }
+
   int preferred(unsigned t, const Runqueues& rq) const {
-    return p_.numa_home == "kernel" ? nb_.preferred(t) : static_cast<int>(rq.task_home[t]);
+    return home_ == Home::kernel ? nb_.preferred(t) : static_cast<int>(rq.task_home[t]);
   }
 
   bool degrades_locality(unsigned task, unsigned src_node, bool refuse) const override {
-    return refuse && p_.numa_home == "kernel" && nb_.preferred(task) == static_cast<int>(src_node);
+    return refuse && home_ == Home::kernel && nb_.preferred(task) == static_cast<int>(src_node);
   }
 
   // task_numa_migrate / task_numa_find_cpu: an idle CPU on the preferred node when moving
@@ -327,7 +338,7 @@ class Numa final : public Cfs {
     const int dst_running = static_cast<int>(rq.node_running(home)) + 1, src_running = static_cast<int>(rq.node_running(src)) - 1;
     const int imbalance = std::max(0, dst_running - src_running);
     const bool no_imbalance = imbalance == 0 || (dst_running < static_cast<int>(rq.node_cpus(home) / 4) && imbalance <= 2);
-    if (const int dst = idle_cpu_in(rq, home, cpu, &out); dst >= 0 && (no_imbalance || p_.numa_home == "fork_node")) {
+    if (const int dst = idle_cpu_in(rq, home, cpu, &out); dst >= 0 && (no_imbalance || home_ == Home::fork_node)) {
       out.push_back({t, static_cast<unsigned>(dst)});
       nb_.stats().task_moves++;
       return;
@@ -343,6 +354,7 @@ class Numa final : public Cfs {
     }
   }
 
+  Home home_;
   NumaBalancing nb_;
   std::vector<ps_t> next_scan_;  // fork_node: the next pass, in time since fork
 };
@@ -401,8 +413,6 @@ class Trace final : public SchedPolicy {
 }  // namespace
 
 std::unique_ptr<SchedPolicy> make_sched_policy(const std::string& name, const SchedParams& p) {
-  if (std::find(numa_home_names().begin(), numa_home_names().end(), p.numa_home) == numa_home_names().end())
-    throw InputError(fmt::format("engine.numa_home: unknown rule '{}'", p.numa_home));
   if (name == "pinned") return std::make_unique<Pinned>();
   if (name == "cfs") return std::make_unique<Cfs>(p);
   if (name == "numa") return std::make_unique<Numa>(p);

@@ -149,6 +149,23 @@ int wake_node(VirtualCpu& ex, ps_t forked, const mm::Machine& machine) {
 
 int64_t us_after(ps_t t, ps_t since) { return static_cast<int64_t>((t - since) / 1000000); }
 
+// mmap (the reservation), recorded into the task's start record: where it ran and when, the
+// surplus pages it allocated per node and its spinning per lock class.
+void recorded_mmap(VirtualCpu& ex, mm::Hugetlb<VirtualCpu>& h, UsememTask<VirtualCpu>& task, ps_t forked) {
+  UsememTaskResult& tr = task.result();
+  auto& st = tr.start;
+  const ps_t spin_zone = ex.spin_ps(LockClass::zone_lock), spin_hugetlb = ex.spin_ps(LockClass::hugetlb_lock);
+  const std::vector<unsigned long> surplus0 = h.surplus_allocated_node();
+  const ps_t m0 = ex.clock();
+  st.mmap_start_node = static_cast<int>(ex.node()), st.mmap_start_us = us_after(m0, forked);
+  task.mmap();
+  st.mmap_end_node = static_cast<int>(ex.node()), st.mmap_end_us = us_after(ex.clock(), forked);
+  tr.reserve_ns = (ex.clock() - m0) / 1000;
+  st.spin_zone_lock_us = static_cast<double>(ex.spin_ps(LockClass::zone_lock) - spin_zone) / 1e6;
+  st.spin_hugetlb_lock_us = static_cast<double>(ex.spin_ps(LockClass::hugetlb_lock) - spin_hugetlb) / 1e6;
+  for (size_t node = 0; node < surplus0.size(); ++node) st.reserved_node_pages.push_back(h.surplus_allocated_node()[node] - surplus0[node]);
+}
+
 // NUMA balancing's first two passes of each iteration's task into its start record.
 void add_numa_passes(const NumaBalancingStats& nb, const std::vector<std::vector<ps_t>>& forked,
                      std::vector<std::vector<UsememTaskResult>>& results) {
@@ -195,24 +212,12 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
       forked[it][ex.task()] = t_start;
       st.fork_node = static_cast<int>(eng.runqueues().task_home[ex.task()]);
       st.wake_node = wake_node(ex, t_start, machine);
-      const auto spin0 = ex.spin_by_lock_ps();
-      std::vector<unsigned long> surplus0 = h.surplus_allocated_node();
-      surplus0.resize(nodes);
-      const ps_t m0 = ex.clock();
-      st.mmap_start_node = static_cast<int>(ex.node()), st.mmap_start_us = us_after(m0, t_start);
-      task.mmap();
+      recorded_mmap(ex, h, task, t_start);
       const ps_t f0 = ex.clock();
-      st.mmap_end_node = static_cast<int>(ex.node()), st.mmap_end_us = us_after(f0, t_start);
-      const auto cls = [](LockClass c) { return static_cast<size_t>(c); };
-      st.spin_zone_lock_us = static_cast<double>(ex.spin_by_lock_ps()[cls(LockClass::zone_lock)] - spin0[cls(LockClass::zone_lock)]) / 1e6;
-      st.spin_hugetlb_lock_us = static_cast<double>(ex.spin_by_lock_ps()[cls(LockClass::hugetlb_lock)] - spin0[cls(LockClass::hugetlb_lock)]) / 1e6;
-      for (unsigned node = 0; node < nodes; ++node)
-        st.reserved_node_pages.push_back(node < h.surplus_allocated_node().size() ? h.surplus_allocated_node()[node] - surplus0[node] : 0);
       if (++mmaps_done[it] == n)  // the last reservation of the iteration has returned
         for (unsigned node = 0; node < nodes; ++node) surp_after_mmap[it].push_back(machine.hstate().surplus_huge_pages_node[node]);
       st.first_fault_node = static_cast<int>(ex.node()), st.first_fault_us = us_after(f0, t_start);
       task.fault_all();
-      tr.reserve_ns = (f0 - m0) / 1000;
       tr.fault_ns = (ex.clock() - f0) / 1000;
       StoreLoops& L = loops[it];
       vt::StoreLoopTask& mine = L.tasks[ex.task()];

@@ -92,6 +92,8 @@ struct Runqueues {
   // there when dst is idle.
   void move_queued(unsigned task, unsigned dst);
   unsigned node_cpus(unsigned node) const;
+  // The node's CPUs left over by its runnable tasks (idle CPUs, when no CPU runs two).
+  unsigned node_spare(unsigned node) const;
 };
 
 // A policy's decision at a tick to move a running task (active balance, task_numa_migrate):

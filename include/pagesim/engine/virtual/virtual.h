@@ -126,8 +126,8 @@ class VirtualCpu {
   // a lock, by the site that waited: the model's perf-profile.
   const std::array<ps_t, kNumSites>& site_ps() const { return site_ps_; }
   const std::array<ps_t, kNumSites>& spin_ps() const { return spin_ps_; }
-  // Virtual time spent spinning, by lock class (zone->lock, hugetlb_lock).
-  const std::array<ps_t, static_cast<size_t>(LockClass::kCount)>& spin_by_lock_ps() const { return spin_cls_ps_; }
+  // Virtual time spent spinning on locks of class `c` (zone->lock, hugetlb_lock).
+  ps_t spin_ps(LockClass c) const { return spin_cls_ps_[static_cast<size_t>(c)]; }
   // When the task was last forked (usemem's start_time is taken before the fork).
   ps_t forked_at() const;
   // Where the task ran: the CPU it was placed on at each fork and migration, in time order.
