@@ -39,6 +39,7 @@ inline const std::vector<BadCase>& bad_cases() {
       {"ReferenceUnknownVariant", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.99: x}\n  rows: []\n", {}, "bad.yaml:7:14", "reference.variants.v5.99", "neither a variant of this scenario nor a preset"},
       {"ReferenceValueNotANumber", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.17: a}\n  rows:\n    - {metric: x, v5.17: fast}\n", {}, "bad.yaml:9:26", "reference.rows[0].v5.17", "expected number"},
       {"ReferenceRowWithoutMetric", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.17: a}\n  rows:\n    - {v5.17: 1}\n", {}, "bad.yaml:9:7", "reference.rows[0]", "missing required key 'metric'"},
+      {"EngineBalanceWindowUnit", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "engine:\n  name: uniprocessor\n  balance_window: 32\n", {}, "bad.yaml:8:19", "engine.balance_window", "duration"},
       {"EngineNumaHome", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "engine:\n  name: uniprocessor\n  numa_home: forknode\n", {}, "bad.yaml:8:14", "engine.numa_home", "fork_node"},
       {"DuplicateTopKey", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "seed: 1\nseed: 2\n", {}, "bad.yaml:7:1", "seed", "duplicate key (first given at line 6, column 1)"},
       {"DuplicateParam", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "  params:\n    ops: 10\n    ops: 20\n", {}, "bad.yaml:8:5", "ops", "duplicate key"},
