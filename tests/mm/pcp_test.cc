@@ -132,10 +132,15 @@ TEST(Pcp, DrainReturnsEverythingToBuddy) {
   expect_invariants(*m);
 }
 
-TEST(Pcp, FreePcppagesBulkV518StartsWithTheJustFreedList) {
+// v5.17 with 5.18's free_pcppages_bulk and nr_pcp_free.
+mm::KernelConfig free_bulk_v518() {
   mm::KernelConfig cfg = preset("v5.17");
   cfg.free_pcppages_bulk = mm::FreeBulk::v5_18;
-  auto m = machine(1, 1, 1ull << 30, cfg);
+  return cfg;
+}
+
+TEST(Pcp, FreePcppagesBulkV518StartsWithTheJustFreedList) {
+  auto m = machine(1, 1, 1ull << 30, free_bulk_v518());
   Cpu cpu(*m);
   std::vector<mm::Page*> small;
   for (int i = 0; i < 10; ++i) small.push_back(cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, 0));
@@ -153,9 +158,7 @@ TEST(Pcp, FreePcppagesBulkV518StartsWithTheJustFreedList) {
 // PAGE_ALLOC_COSTLY_ORDER flushes the whole pcp (nr_pcp_free returns pcp->count before its
 // high < batch test, which nr_pcp_high's 0 would otherwise meet with a one-page flush).
 TEST(Pcp, FreeHighFlushesTheWholePcpOnAHighOrderFree) {
-  mm::KernelConfig cfg = preset("v5.17");
-  cfg.free_pcppages_bulk = mm::FreeBulk::v5_18;
-  auto m = machine(1, 1, 1ull << 30, cfg);
+  auto m = machine(1, 1, 1ull << 30, free_bulk_v518());
   Cpu cpu(*m);
   std::vector<mm::Page*> small;
   for (int i = 0; i < 200; ++i) small.push_back(cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, 0));
