@@ -1,6 +1,6 @@
 // pagesim: the command-line front end. A thin main over the libraries: it parses the command
 // line (CLI11) and maps errors to the exit codes of docs/output.md, "Exit codes": 0 ok, 1 the run failed, 2 bad
-// input, 130 interrupted.
+// input, 128 + the signal's number when SIGINT or SIGTERM stopped it.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 

@@ -19,4 +19,11 @@ class ModelError : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
+// A stop request (SIGINT, SIGTERM) honoured at a safe point inside a run (exec/stop.h). The
+// runner keeps the run as a partial one; the CLI exits 128 + the signal's number.
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace pagesim

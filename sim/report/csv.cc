@@ -22,12 +22,16 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 std::string to_csv(const std::vector<run::RunResult>& runs) {
-  std::string out = "variant,engine,repeat,sweep_key,sweep_value,metric,value\n";
-  for (const run::RunResult& r : runs)
+  std::string out = "variant,engine,repeat,sweep_key,sweep_value,metric,value,interrupted\n";
+  for (const run::RunResult& r : runs) {
+    const std::string run = fmt::format("{},{},{},{},{}", csv_field(r.variant), csv_field(r.engine), r.repeat,
+                                        csv_field(r.sweep_key), csv_field(r.sweep_value));
+    // {} prints the shortest text that reads back as the same double.
     for (const auto& [metric, value] : r.metrics)
-      // {} prints the shortest text that reads back as the same double.
-      out += fmt::format("{},{},{},{},{},{},{}\n", csv_field(r.variant), csv_field(r.engine), r.repeat,
-                         csv_field(r.sweep_key), csv_field(r.sweep_value), csv_field(metric), value);
+      out += fmt::format("{},{},{},{:d}\n", run, csv_field(metric), value, r.interrupted);
+    // A run stopped before it measured anything still gets its row, as it has its JSON record.
+    if (r.metrics.empty() && r.interrupted) out += run + ",,,1\n";
+  }
   return out;
 }
 

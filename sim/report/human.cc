@@ -92,16 +92,15 @@ void cache(std::string& out, const run::RunResult& r) {
   }
 }
 
-// A variant's runs added up: invariant checks, violations, Bad page lines, interrupted runs.
+// A variant's runs added up: invariant checks, violations, Bad page lines.
 struct Tally {
   uint64_t checks = 0;
-  size_t violations = 0, bad_pages = 0, interrupted = 0;
+  size_t violations = 0, bad_pages = 0;
   explicit Tally(const VariantRuns& v) {
     for (const run::RunResult* r : v.runs) {
       checks += r->invariant_checks;
       violations += r->violations.size();
       bad_pages += r->bad_page_reports.size();
-      interrupted += r->interrupted;
     }
   }
 };
@@ -115,7 +114,6 @@ void health(std::string& out, const VariantRuns& v) {
     for (const std::string& s : r->violations) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
   for (const run::RunResult* r : v.runs)
     for (const std::string& s : r->bad_page_reports) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
-  if (t.interrupted) out += fmt::format("  interrupted: {} run{}\n", t.interrupted, plural(t.interrupted));
   if (!v.runs.empty() && !v.runs.front()->memmap_backing.empty())
     out += fmt::format("  memmap backing: {}\n", v.runs.front()->memmap_backing);
   if (!v.runs.empty())
@@ -129,6 +127,16 @@ void health_line(std::string& out, const VariantRuns& v) {
                      t.violations, plural(t.violations), t.bad_pages, plural(t.bad_pages));
   for (const run::RunResult* r : v.runs)
     for (const std::string& s : r->violations) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
+}
+
+// The runs a signal stopped part-way, which every table below leaves out.
+void partial_runs(std::string& out, const std::vector<run::RunResult>& runs) {
+  std::vector<std::string> names;
+  for (const run::RunResult& r : runs)
+    if (r.interrupted) names.push_back(fmt::format("{} repeat {}", r.variant, r.repeat));
+  if (!names.empty())
+    out += fmt::format("interrupted: {} partial run{} ({}), left out of every table below\n\n", names.size(),
+                       plural(names.size()), fmt::join(names, ", "));
 }
 
 }  // namespace
@@ -147,6 +155,7 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
     }
     out += "\n\n";
   }
+  partial_runs(out, runs);
   if (!verbose) {
     for (const SweepGroup& g : group_runs(runs)) {
       if (!g.key.empty()) out += fmt::format("{} = {}:\n", g.key, g.value);

@@ -27,6 +27,7 @@ Summary summarize(const std::vector<double>& values) {
 std::vector<SweepGroup> group_runs(const std::vector<run::RunResult>& runs) {
   std::vector<SweepGroup> groups;
   for (const run::RunResult& r : runs) {
+    if (r.interrupted) continue;
     SweepGroup* g = nullptr;
     for (SweepGroup& x : groups)
       if (x.key == r.sweep_key && x.value == r.sweep_value) g = &x;

@@ -35,6 +35,7 @@ struct SweepGroup {
 };
 
 // Groups runs by (sweep_key, sweep_value) in first-seen order. The runs must outlive the result.
+// Partial (interrupted) runs are left out: their metrics cover part of a run.
 std::vector<SweepGroup> group_runs(const std::vector<run::RunResult>& runs);
 
 // A metric over the runs of one variant; a missing metric counts as 0, as LKP fills it.

@@ -216,7 +216,21 @@ RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned r
   mm::Machine m(sc.machine, v.config);
   if (opt.progress) opt.progress(Progress{v.name, repeat, sc.repeats, "measure", 0});
   const std::unique_ptr<engine::Program> program = w->make(workload::Args{sc.params, sc.warmup_ops});
-  eng->run(engine::RunInput{m, r.seed, opt.short_mode, sc.engine_options, sc.file, r}, *program);
+  engine::RunInput in{m, r.seed, opt.short_mode, sc.engine_options, sc.file, r, StopRequest{opt.interrupt}};
+  if (opt.progress)
+    in.progress = [&](const engine::RunProgress& p) {
+      opt.progress(Progress{v.name, repeat, sc.repeats, "measure", p.total ? static_cast<double>(p.done) / static_cast<double>(p.total) : 0,
+                            std::string(p.what), p.done, p.total, p.virtual_s});
+    };
+  try {
+    eng->run(in, *program);
+  } catch (const Interrupted&) {
+    // A partial run: the model stopped between two operations, but on the virtual engine other
+    // tasks may be inside one, so neither invariants nor metrics of the whole run apply.
+    r.interrupted = true;
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
   collect_common(m, r);
   if (opt.capture) opt.capture(m, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,5 +1,5 @@
 // The pagesim subcommands. Each returns the process exit code (0 ok, 1 run failed, 2 bad input,
-// 130 interrupted) or throws InputError / ModelError, which main maps to 2 / 1.
+// 128 + signal when interrupted) or throws InputError / ModelError, which main maps to 2 / 1.
 #pragma once
 
 #include <cstdint>

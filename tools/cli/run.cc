@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 
 #include "commands.h"
 #include "pagesim/engine/engine.h"
@@ -21,31 +22,37 @@ namespace pagesim::cli {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "read from a signal handler");
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free,
+              "written from a signal handler");
 
-extern "C" void on_sigint(int) {
+extern "C" void on_stop_signal(int sig) {
+  g_signal.store(sig);
   g_interrupted.store(true);
-  static const char kMsg[] = "\npagesim: interrupted; finishing the current run (Ctrl-C again to abort)\n";
+  static const char kMsg[] = "\npagesim: interrupted; stopping at the next safe point (again to abort)\n";
   (void)!::write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
 }
 
-// Installs the SIGINT handler for the lifetime of the object. SA_RESETHAND: a second Ctrl-C
-// gets the default action and ends the process at once.
-class SigintGuard {
+// Installs the SIGINT and SIGTERM handler for the lifetime of the object. SA_RESETHAND: a
+// second signal gets the default action and ends the process at once.
+class StopSignalGuard {
  public:
-  SigintGuard() {
+  StopSignalGuard() {
     struct sigaction sa = {};
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = on_stop_signal;
     sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &old_);
+    for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &sa, &old_[i]);
   }
-  ~SigintGuard() { ::sigaction(SIGINT, &old_, nullptr); }
-  SigintGuard(const SigintGuard&) = delete;
-  SigintGuard& operator=(const SigintGuard&) = delete;
+  ~StopSignalGuard() {
+    for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  StopSignalGuard(const StopSignalGuard&) = delete;
+  StopSignalGuard& operator=(const StopSignalGuard&) = delete;
 
  private:
-  struct sigaction old_ = {};
+  static constexpr int kSignals[] = {SIGINT, SIGTERM};
+  struct sigaction old_[std::size(kSignals)] = {};
 };
 
 scenario::ScenarioSet load(const std::string& file, const std::vector<std::string>& sets) {
@@ -116,7 +123,8 @@ int run(const RunArgs& a) {
   {
     ProgressLine progress(total_runs(set), !a.quiet);
     g_interrupted.store(false);
-    SigintGuard guard;
+    g_signal.store(0);
+    StopSignalGuard guard;
     run::RunOptions ro;
     ro.interrupt = &g_interrupted;
     ro.jobs = a.jobs;
@@ -127,7 +135,7 @@ int run(const RunArgs& a) {
       ro.capture = [](const mm::Machine& m, run::RunResult& r) { r.proc = report::snapshot(m, r.locks); };
     runs = run::run_all(set, ro);
   }
-  // The runner stops between runs, so every run kept is complete; the document says the set is not.
+  // Runs stopped part-way are kept, marked interrupted; the document says the set is not whole.
   const bool interrupted = g_interrupted.load();
 
   if (!a.quiet) fmt::print("{}", report::human(set, runs, a.verbose));
@@ -142,8 +150,11 @@ int run(const RunArgs& a) {
   if (!out.proc_dir.empty()) report::write_proc_dir(out.proc_dir, runs);
 
   if (interrupted) {
-    fmt::print(stderr, "pagesim: interrupted after {} of {} runs\n", runs.size(), total_runs(set));
-    return 130;
+    size_t partial = 0;
+    for (const run::RunResult& r : runs) partial += r.interrupted;
+    fmt::print(stderr, "pagesim: interrupted: {} of {} runs complete, {} partial\n", runs.size() - partial,
+               total_runs(set), partial);
+    return 128 + g_signal.load();  // the shell's status for a process ended by that signal
   }
   size_t failed = 0;
   for (const run::RunResult& r : runs) failed += !r.violations.empty();

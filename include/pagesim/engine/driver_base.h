@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "pagesim/engine/engine.h"
 
@@ -29,12 +31,26 @@ class DriverBase {
   Time phase_end() const { return t1_; }
   double elapsed_s() const { return seconds(t1_ - t0_); }
 
+  // How far the run has come: `done` of `total` `what` at `now`. One task tells it (task 0);
+  // the runner hears of it at most every 100 ms of host time, for the TTY progress line.
+  void progress(Time now, uint64_t done, uint64_t total, std::string_view what) {
+    if (!in_.progress) return;
+    const auto host = std::chrono::steady_clock::now();
+    if (host - last_progress_ < std::chrono::milliseconds(100)) return;
+    last_progress_ = host;
+    RunProgress p{what, done, total};
+    if constexpr (std::is_integral_v<Time>) p.virtual_s = seconds(now);
+    (void)now;  // the host-timed engines' clock says nothing a progress line needs
+    in_.progress(p);
+  }
+
  private:
   static double seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
   static double seconds(uint64_t ps) { return static_cast<double>(ps) / 1e12; }  // virtual time
 
   const RunInput& in_;
   Time t0_{}, t1_{};
+  std::chrono::steady_clock::time_point last_progress_{};
 };
 
 }  // namespace pagesim::engine

@@ -7,8 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "pagesim/exec/stop.h"
 
 #include "pagesim/mm/machine.h"
 #include "pagesim/mm/machine_spec.h"
@@ -32,6 +36,13 @@ struct EngineOptions {
   uint64_t slack_ns = 0;           // virtual: causality slack (0 = strict)
 };
 
+// How far a run has come, as its workload tells it (DriverBase::progress).
+struct RunProgress {
+  std::string_view what;  // the unit counted: "ops", "iterations", "faults"
+  uint64_t done = 0, total = 0;
+  double virtual_s = -1;  // the virtual engine's clock; < 0 on the host-timed engines
+};
+
 // One run as an engine sees it.
 struct RunInput {
   mm::Machine& machine;
@@ -40,6 +51,8 @@ struct RunInput {
   const EngineOptions& options;
   const std::string& source;       // the scenario file: for messages and relative input paths
   run::RunResult& result;
+  StopRequest stop = {};           // checked at the engines' safe points (exec/stop.h)
+  std::function<void(const RunProgress&)> progress = {};  // may be empty
 };
 
 class UniprocessorDriver;

@@ -18,11 +18,18 @@ struct Progress {
   unsigned repeat = 0, repeats = 0;
   std::string phase;
   double fraction = 0;  // of this run
+  // Inside a run, as its workload counts it: `done` of `total` `what`, and the virtual clock
+  // (< 0 on the host-timed engines). Empty `what` at a phase change.
+  std::string what;
+  uint64_t done = 0, total = 0;
+  double virtual_s = -1;
 };
 
 struct RunOptions {
   bool short_mode = false;                         // tests: scale operation counts down
-  const std::atomic<bool>* interrupt = nullptr;    // set by SIGINT: stop between runs
+  // Set by SIGINT or SIGTERM: runs in flight stop at their next safe point (exec/stop.h) and
+  // are kept as partial runs (RunResult::interrupted); no run starts after it.
+  const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const Progress&)> progress;   // called at phase changes and periodically
   // Called at the end of each run while its Machine still exists (e.g. to capture procfs text).
   std::function<void(const mm::Machine&, RunResult&)> capture;
@@ -56,8 +63,9 @@ unsigned memory_jobs(const scenario::ScenarioSet& set);
 unsigned auto_jobs(const scenario::ScenarioSet& set);
 
 // Runs every variant x repeat of every sweep point and returns them in that order, opt.jobs at
-// a time. The callbacks are never called concurrently. Stops early (returning the runs that
-// finished, in order, up to the first that did not) when *opt.interrupt becomes true.
+// a time. The callbacks are never called concurrently. Stops early when *opt.interrupt becomes
+// true, returning in order the runs that finished or were stopped part-way (interrupted), up to
+// the first that did not start.
 std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOptions& opt);
 
 // Every declared metric of runs[].metrics: the runner's, the engines' and each workload's (a

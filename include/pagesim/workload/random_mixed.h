@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -95,8 +96,10 @@ class RandomMixedWorker {
 uint64_t random_mixed_inject(mm::Machine& m, const RandomMixedParams& p, Rng& fault_rng, uint64_t ops);
 void random_mixed_check(const mm::Machine& m, uint64_t op, RandomMixedResult& r);
 
-// The uniprocessor driver: each operation on a randomly chosen CPU.
+// The uniprocessor driver: each operation on a randomly chosen CPU. `progress` (may be empty)
+// hears the operations done every 4096.
 template <bool Track>
-RandomMixedResult run_random_mixed(mm::Machine& m, UniprocessorExec<Track>& ex, const RandomMixedParams& p);
+RandomMixedResult run_random_mixed(mm::Machine& m, UniprocessorExec<Track>& ex, const RandomMixedParams& p,
+                                   const std::function<void(uint64_t done)>& progress = {});
 
 }  // namespace pagesim::workload

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "pagesim/error.h"
@@ -74,6 +75,8 @@ class UsememTask {
     r_.fault_node_pages.assign(h_.machine().nr_nodes(), 0);
   }
 
+  uint64_t npages() const { return npages_; }  // 2 MiB pages of the mapping
+
   // mmap(MAP_HUGETLB): hugetlb_reserve_pages -> hugetlb_acct_memory(+npages).
   bool mmap() {
     r_.reserve_node = ex_.node();
@@ -86,7 +89,8 @@ class UsememTask {
   }
 
   // First touch of every 2 MiB page: hugetlb_fault -> alloc_huge_page, clear_huge_page.
-  void fault_all() {
+  // `faulted` (may be empty) hears the count after each fault.
+  void fault_all(const std::function<void(uint64_t faulted)>& faulted = {}) {
     if (r_.failed) return;
     const uint64_t chunk = data_.bytes() / npages_;
     pages_.reserve(npages_);
@@ -112,6 +116,7 @@ class UsememTask {
       const unsigned nid = mm::page_to_nid(page);
       r_.fault_node_pages[nid]++;
       if (nid != ex_.node()) r_.remote_pages++;
+      if (faulted) faulted(i + 1);
     }
     r_.pages = npages_;
   }

@@ -27,7 +27,8 @@ NativeOptions native_options(const EngineOptions& eo, const std::string& source)
 template <bool Track>
 void run_native_t(const RunInput& in, const Program& program) {
   using E = NativeCpu<Track>;
-  const NativeOptions o = native_options(in.options, in.source);
+  NativeOptions o = native_options(in.options, in.source);
+  o.stop = in.stop;
   NativeEngine eng(in.machine, o);
   const unsigned n = eng.nr_cpus();
   std::vector<std::unique_ptr<E>> cpus;

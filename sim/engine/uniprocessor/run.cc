@@ -27,6 +27,7 @@ void fill_locks(const UniprocessorExec<true>& ex, run::RunResult& r) {
 
 void run_uniprocessor(const RunInput& in, const Program& program) {
   UniprocessorExec<true> ex(in.machine);
+  ex.set_stop(in.stop);
   UniprocessorDriver d(in, ex);
   program.run(d);
   run::RunResult& r = in.result;

@@ -108,6 +108,7 @@ void run_virtual(const RunInput& in, const Program& program) {
   const EngineOptions& eo = in.options;
   VirtualOptions vo;
   vo.slack_ps = eo.slack_ns * 1000;
+  vo.stop = in.stop;
   if (!eo.sched_trace.empty()) vo.sched.trace_file = input_path(in.source, eo.sched_trace);
   vo.sched.numa_home = eo.numa_home;
   vo.sched.seed = in.seed;

@@ -147,6 +147,10 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
     if (enqueue(c, start)) make_ready(c);
   }
   while (!ready_.empty() && !error_) {
+    if (opt_.stop.requested()) {  // a safe point between two slices of virtual time
+      error_ = std::make_exception_ptr(StopRequest::interrupted());
+      break;
+    }
     if (next_tick_ <= ready_.top().first) {
       tick();
       continue;

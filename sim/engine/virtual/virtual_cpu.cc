@@ -198,6 +198,11 @@ void VirtualCpu::check_may_schedule(const char* what) const {
                                  depth_ ? "a spinlock held" : "IRQs disabled"));
 }
 
+void VirtualCpu::sys_exit() {
+  sys_ps_ += clock_ - sys_t0_;
+  eng_->options().stop.check();  // a safe point: the operation is complete
+}
+
 void VirtualCpu::cond_resched(Site) {
   check_may_schedule("cond_resched");
   sync();

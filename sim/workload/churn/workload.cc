@@ -32,6 +32,7 @@ void task_body(D& d, typename D::Exec& ex, const ChurnParams& p, uint64_t warmup
     churn_iteration(mm, ex, p, scratch, counts);
     ex.sys_exit();
     iter_ns.push_back(d.now_ns(ex) - t);
+    if (ex.task() == 0) d.progress(d.now(ex), i + 1, p.iterations, "iterations");
   }
   d.counters_stop(ex);
   d.barrier(ex);

@@ -51,7 +51,8 @@ void random_mixed_check(const mm::Machine& m, uint64_t op, RandomMixedResult& r)
 }
 
 template <bool Track>
-RandomMixedResult run_random_mixed(mm::Machine& m, UniprocessorExec<Track>& ex, const RandomMixedParams& p) {
+RandomMixedResult run_random_mixed(mm::Machine& m, UniprocessorExec<Track>& ex, const RandomMixedParams& p,
+                                   const std::function<void(uint64_t done)>& progress) {
   using E = UniprocessorExec<Track>;
   RandomMixedResult res;
   Rng pick(p.seed, 0x6370750000000000ull);
@@ -63,7 +64,10 @@ RandomMixedResult run_random_mixed(mm::Machine& m, UniprocessorExec<Track>& ex, 
   for (uint64_t op = 1; op <= p.ops; ++op) {
     const auto cpu = static_cast<unsigned>(pick.below(m.nr_cpus()));
     ex.set_cpu(cpu);
+    ex.sys_enter();
     workers[cpu].step(mm, ex, res);
+    ex.sys_exit();
+    if (progress && op % 4096 == 0) progress(op);
     res.faults_injected += random_mixed_inject(m, p, fault_rng, 1);
     if (p.check_every && op % p.check_every == 0) random_mixed_check(m, op, res);
   }
@@ -78,7 +82,9 @@ RandomMixedResult run_random_mixed(mm::Machine& m, UniprocessorExec<Track>& ex, 
   return res;
 }
 
-template RandomMixedResult run_random_mixed<false>(mm::Machine&, UniprocessorExec<false>&, const RandomMixedParams&);
-template RandomMixedResult run_random_mixed<true>(mm::Machine&, UniprocessorExec<true>&, const RandomMixedParams&);
+template RandomMixedResult run_random_mixed<false>(mm::Machine&, UniprocessorExec<false>&, const RandomMixedParams&,
+                                                   const std::function<void(uint64_t)>&);
+template RandomMixedResult run_random_mixed<true>(mm::Machine&, UniprocessorExec<true>&, const RandomMixedParams&,
+                                                  const std::function<void(uint64_t)>&);
 
 }  // namespace pagesim::workload

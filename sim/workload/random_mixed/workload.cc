@@ -25,6 +25,8 @@ RandomMixedParams read_params(const config::Params& p, uint64_t seed, bool short
   return r;
 }
 
+constexpr uint64_t kSysBracket = 1024;
+
 // One task per CPU: chunks of operations between two barriers, where task 0 injects the faults
 // due and checks invariants while the others wait (a quiescent point).
 template <class D>
@@ -43,9 +45,14 @@ void task_body(D& d, typename D::Exec& ex, const RandomMixedParams& p, unsigned 
   d.counters_start(ex);
   for (uint64_t done = 0; done < per_cpu;) {
     const uint64_t k = std::min(chunk, per_cpu - done);
-    ex.sys_enter();
-    for (uint64_t i = 0; i < k; ++i) w.step(mm, ex, out);
-    ex.sys_exit();
+    // System time in brackets of at most kSysBracket steps: each sys_exit is a safe point.
+    for (uint64_t i = 0; i < k;) {
+      const uint64_t end = std::min(k, i + kSysBracket);
+      ex.sys_enter();
+      for (; i < end; ++i) w.step(mm, ex, out);
+      ex.sys_exit();
+      if (self == 0) d.progress(d.now(ex), (done + i) * n, per_cpu * n, "ops");
+    }
     done += k;
     d.barrier(ex);
     if (self == 0) {
@@ -71,7 +78,7 @@ class RandomMixed : public ProgramOf<RandomMixed> {
     if constexpr (is_uniprocessor<D>) {
       // One task that picks a random CPU for every operation.
       d.mark_start(d.now());
-      total = run_random_mixed(d.machine(), d.exec(), p);
+      total = run_random_mixed(d.machine(), d.exec(), p, [&](uint64_t done) { d.progress(d.now(), done, p.ops, "ops"); });
       d.mark_end(d.now());
     } else {
       const unsigned n = d.nr_cpus();

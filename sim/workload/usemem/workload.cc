@@ -70,6 +70,7 @@ void run_interleaved(engine::UniprocessorDriver& d, const config::Params& params
     results.emplace_back();
     for (auto& task : tasks) results.back().push_back(task->result());
     run::check_invariants_into(d.machine(), r.invariant_checks, r.violations);
+    d.progress(d.now(), it + 1, s.iterations, "iterations");
   }
   for (unsigned cpu = 0; cpu < n; ++cpu) {
     ex.set_cpu(cpu);
@@ -113,7 +114,10 @@ void run_native(engine::NativeDriver<Track>& d, const config::Params& params) {
       results[it][ex.task()] = tr;
       d.counters_stop(ex);
       d.barrier(ex);
-      if (ex.task() == 0) run::check_invariants_into(d.machine(), r.invariant_checks, r.violations);  // quiescent
+      if (ex.task() == 0) {
+        run::check_invariants_into(d.machine(), r.invariant_checks, r.violations);  // quiescent
+        d.progress(d.now(ex), it + 1, s.iterations, "iterations");
+      }
       d.barrier(ex);
     }
     if (ex.task() == 0) d.mark_end(d.now(ex));
@@ -217,7 +221,10 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
       if (++mmaps_done[it] == n)  // the last reservation of the iteration has returned
         for (unsigned node = 0; node < nodes; ++node) surp_after_mmap[it].push_back(machine.hstate().surplus_huge_pages_node[node]);
       st.first_fault_node = static_cast<int>(ex.node()), st.first_fault_us = us_after(f0, t_start);
-      task.fault_all();
+      // Task 0's faults tell the progress line how far the run has come.
+      task.fault_all([&](uint64_t faulted) {
+        if (ex.task() == 0) d.progress(ex.clock(), it * task.npages() + faulted, s.iterations * task.npages(), "faults");
+      });
       tr.fault_ns = (ex.clock() - f0) / 1000;
       StoreLoops& L = loops[it];
       vt::StoreLoopTask& mine = L.tasks[ex.task()];

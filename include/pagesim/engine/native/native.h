@@ -23,6 +23,7 @@
 #include "pagesim/exec/access_counters.h"
 #include "pagesim/exec/exec.h"
 #include "pagesim/exec/lock_stat.h"
+#include "pagesim/exec/stop.h"
 #include "pagesim/exec/tsc.h"
 #include "pagesim/mm/machine.h"
 
@@ -68,6 +69,7 @@ struct NativeOptions {
   bool pin = false;            // pin CPU i's thread to host CPU i % host_cpus
   bool oversubscribe = false;  // allow more CPUs than host cores (forces the mutex)
   bool lock_stat = true;       // keep lock_stat and IRQ-off statistics (off: plain locks, no rdtsc)
+  StopRequest stop;            // honoured in sys_exit()
 };
 
 class NativeEngine {
@@ -164,7 +166,10 @@ class NativeCpu {
 
   // Workload-side bracketing of calls into the model (LKP's system vs user time).
   void sys_enter() { sys_t0_ = rdtsc(); }
-  void sys_exit() { sys_ticks_ += rdtsc() - sys_t0_; }
+  void sys_exit() {
+    sys_ticks_ += rdtsc() - sys_t0_;
+    eng_->options().stop.check();  // a safe point: the operation is complete
+  }
   void barrier() { eng_->barrier(); }
 
   // --- results, read after the threads joined ---

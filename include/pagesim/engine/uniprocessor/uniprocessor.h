@@ -13,6 +13,7 @@
 #include "pagesim/error.h"
 #include "pagesim/exec/access_counters.h"
 #include "pagesim/exec/exec.h"
+#include "pagesim/exec/stop.h"
 #include "pagesim/mm/machine.h"
 
 namespace pagesim {
@@ -52,7 +53,8 @@ class UniprocessorExec {
   void work(uint32_t, Site) {}
   void hold(uint32_t lines, Site) { access_.hold_lines += lines; }
   void sys_enter() {}  // no time model: system time is not measured here
-  void sys_exit() {}
+  void sys_exit() { stop_.check(); }  // a safe point: the operation is complete
+  void set_stop(StopRequest s) { stop_ = s; }
 
   void access(const Line& line, AccessKind kind, Site site) {
     access_.add(line, kind, site, context());
@@ -86,6 +88,7 @@ class UniprocessorExec {
   std::vector<AccessRecord> stream_;
   LockCounters locks_[static_cast<unsigned>(LockClass::kCount)];
   uint64_t irq_off_[kNumSites] = {};
+  StopRequest stop_;
 };
 
 extern template class UniprocessorExec<false>;

@@ -40,6 +40,7 @@
 #include "pagesim/cache/cache_model.h"
 #include "pagesim/exec/access_counters.h"
 #include "pagesim/exec/exec.h"
+#include "pagesim/exec/stop.h"
 #include "pagesim/exec/lock_stat.h"
 #include "pagesim/engine/virtual/ready_queue.h"
 #include "pagesim/engine/virtual/sched.h"
@@ -53,6 +54,7 @@ using vt::ps_t;
 struct VirtualOptions {
   ps_t slack_ps = 0;  // a task may run this far past the next clock before it yields
   SchedParams sched;  // the engine's use: switch cost, parent CPU (the policy has its own copy)
+  StopRequest stop;   // honoured in sys_exit() and between two resumptions of the run loop
 };
 
 class VirtualEngine;
@@ -84,7 +86,7 @@ class VirtualCpu {
 
   // Workload side.
   void sys_enter() { sys_t0_ = clock_; }
-  void sys_exit() { sys_ps_ += clock_ - sys_t0_; }
+  void sys_exit();
   // Every live task sleeps until the last arrives; all continue at the latest arrival, each
   // where the policy's wake-up puts it.
   void barrier();
