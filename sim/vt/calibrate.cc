@@ -184,6 +184,30 @@ void measure_clock(Calibration& c, const CalibrateOptions& opt) {
                                                      "(/proc/cpuinfo: {} MHz)", opt.clock_adds, opt.runs, c.host.cpuinfo_mhz)});
 }
 
+// caches.llc when /sys lists none: the knee of a chase curve from 2x the L2 to
+// llc_curve_max_bytes, doubling. Its ways are not visible to a chase: 16, said so.
+void measure_llc_knee(Calibration& c, const CalibrateOptions& opt) {
+  cache::CacheGeometry& g = c.model.geometry;
+  for (uint64_t bytes = 2 * g.l2.bytes(); bytes <= std::max(opt.llc_curve_max_bytes, 4 * g.l2.bytes()); bytes *= 2) {
+    if (opt.progress) opt.progress(fmt::format("LLC search: pointer chase over {}", size_text(bytes)));
+    c.llc_curve.push_back({bytes, chase_ns(bytes, opt)});
+  }
+  std::string curve;
+  for (const ChasePoint& p : c.llc_curve) curve += fmt::format("{}{} {:.1f} ns", curve.empty() ? "" : ", ", size_text(p.bytes), p.ns);
+  constexpr uint32_t kWays = 16;
+  if (const uint64_t knee = chase_knee(c.llc_curve); knee >= cache::kLineBytes * kWays) {
+    g.llc = cache::CacheLevel::of_size(knee / (cache::kLineBytes * kWays) * (cache::kLineBytes * kWays), kWays);
+    c.measured.push_back({"caches.llc", fmt::format("/sys lists no L3 for cpu0: size from the knee of a pointer-chase curve ({}); "
+                                                    "ways: {} assumed, a chase does not show them", curve, kWays)});
+    return;
+  }
+  g.llc = g.l2;
+  c.llc_is_l2 = true;
+  c.not_measured.push_back({"caches.llc", fmt::format("/sys lists no L3 for cpu0 and the pointer-chase curve shows no level between "
+                                                      "the L2 and DRAM ({})", curve),
+                            "the L2 again: the model needs a last level"});
+}
+
 void measure_latencies(Calibration& c, const CalibrateOptions& opt, const Note& note) {
   MachineModel& m = c.model;
   const double ghz = m.freq_mhz / 1000.0;
@@ -199,7 +223,7 @@ void measure_latencies(Calibration& c, const CalibrateOptions& opt, const Note& 
   };
   c.l1_ns = chase("L1d", l1 / 2);
   c.l2_ns = chase("L2", l2 / 2);
-  c.llc_ns = chase("LLC", llc_chase);
+  c.llc_ns = c.llc_is_l2 ? c.l2_ns : chase("LLC", llc_chase);
   c.dram_ns = chase("DRAM", dram_chase);
   using cache::Outcome;
   const auto set = [&](Outcome o, ps_t ps) { m.latency_ps[static_cast<unsigned>(o)] = ps; };
@@ -212,7 +236,11 @@ void measure_latencies(Calibration& c, const CalibrateOptions& opt, const Note& 
   const uint64_t steps = std::max<uint64_t>(8, opt.chase_steps / 8 * 8);
   note("latency.l1_cycles", fmt::format("{:.2f} ns x {} GHz; chase over {} (half the L1d), {} loads", c.l1_ns, ghz, size_text(l1 / 2), steps));
   note("latency.l2_cycles", fmt::format("{:.2f} ns x {} GHz; chase over {} (half the L2), {} loads", c.l2_ns, ghz, size_text(l2 / 2), steps));
-  note("latency.llc_local_ns", fmt::format("chase over {} (4x the L2, at most half the LLC), {} loads", size_text(llc_chase), steps));
+  if (c.llc_is_l2)
+    c.not_measured.push_back({"latency.llc_local_ns", "no cache level between the L2 and DRAM (caches.llc)",
+                              "the L2's measured latency; the HITM and lock-line fallbacks built on it are lower bounds"});
+  else
+    note("latency.llc_local_ns", fmt::format("chase over {} (4x the L2, at most half the LLC), {} loads", size_text(llc_chase), steps));
   note("latency.dram_local_ns", fmt::format("chase over {}, {} loads", size_text(dram_chase), steps));
 }
 
@@ -251,17 +279,38 @@ CalibrateOptions CalibrateOptions::quick() {
   o.clear_bytes = 32ull << 20;
   o.lock_pairs = 200'000;
   o.clock_adds = 4'000'000;
+  o.llc_curve_max_bytes = 64ull << 20;
   o.runs = 3;
   return o;
 }
 
-Calibration calibrate(const CalibrateOptions& options) {
+uint64_t chase_knee(const std::vector<ChasePoint>& curve) {
+  if (curve.size() < 2) return 0;
+  const double plateau = curve.front().ns, dram = curve.back().ns;
+  if (!(dram > 1.5 * plateau)) return 0;
+  const double half_way = plateau + (dram - plateau) / 2;
+  for (size_t i = 1; i < curve.size(); ++i)
+    if (curve[i].ns >= half_way) {
+      // Below half-way at the point before, so more than half of its loads hit: C lies
+      // between half of each point.
+      const double hit = std::clamp((dram - curve[i].ns) / (dram - plateau), 0.0, 1.0);
+      return std::clamp<uint64_t>(static_cast<uint64_t>(static_cast<double>(curve[i].bytes) * hit), curve[i - 1].bytes / 2,
+                                  curve[i].bytes / 2);
+    }
+  return 0;  // unreachable: the last point is DRAM itself
+}
+
+Calibration calibrate(const CalibrateOptions& options) { return calibrate(options, read_host_topology()); }
+
+Calibration calibrate(const CalibrateOptions& options, const HostTopology& host) {
   CalibrateOptions opt = options;
   opt.runs = std::max(opt.runs, 1u);
   Calibration c;
-  c.host = read_host_topology();
+  c.host = host;
   c.model.name = "host";
-  describe_topology(c);  // geometry and caches from c.host, with fallbacks for what /sys lacks
+  // Geometry and caches from c.host, with fallbacks for what /sys lacks; an LLC it lacks is
+  // sought in the chase curve.
+  if (!describe_topology(c)) measure_llc_knee(c, opt);
   const Note note = [&](std::string key, std::string how) {
     c.measured.push_back({std::move(key), fmt::format("{}; median of {} runs", how, opt.runs)});
   };

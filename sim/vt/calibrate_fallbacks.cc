@@ -17,7 +17,7 @@ void not_measured(Calibration& c, std::string key, std::string reason, std::stri
 
 }  // namespace
 
-void describe_topology(Calibration& c) {
+bool describe_topology(Calibration& c) {
   const HostTopology& h = c.host;
   cache::CacheGeometry& g = c.model.geometry;
   g.sockets = h.sockets;
@@ -33,9 +33,10 @@ void describe_topology(Calibration& c) {
     not_measured(c, "topology.cores_per_socket", reason, "one core per online CPU (sysconf)");
     not_measured(c, "topology.threads_per_core", reason, "no SMT");
   }
+  const auto listed = [](const HostTopology::Cache& hc) { return hc.ways > 0 && hc.bytes >= cache::kLineBytes * hc.ways; };
   const auto level = [&](const char* key, const HostTopology::Cache& hc, const char* which, cache::CacheLevel fallback,
                          const char* why) {
-    if (hc.bytes >= cache::kLineBytes * hc.ways && hc.ways > 0) {
+    if (listed(hc)) {
       c.measured.push_back({key, fmt::format("/sys/devices/system/cpu/cpu0/cache: {}, size and ways_of_associativity", which)});
       return cache::CacheLevel::of_size(hc.bytes, hc.ways);
     }
@@ -45,7 +46,10 @@ void describe_topology(Calibration& c) {
   const cache::CacheGeometry shipped;  // the defaults are the shipped machine's
   g.l1d = level("caches.l1d", h.l1d, "the level-1 data cache", shipped.l1d, "the shipped machine's L1d");
   g.l2 = level("caches.l2", h.l2, "the level-2 cache", shipped.l2, "the shipped machine's L2");
-  g.llc = level("caches.llc", h.llc, "the level-3 instance cpu0 uses", g.l2, "the L2 again: the model needs a last level");
+  // An LLC /sys does not list is sought from the chase curve's knee (calibrate.cc).
+  if (!listed(h.llc)) return false;
+  g.llc = level("caches.llc", h.llc, "the level-3 instance cpu0 uses", g.l2, "the L2 again");
+  return true;
 }
 
 void frequency_fallback(Calibration& c) {

@@ -8,8 +8,10 @@
 
 namespace pagesim::vt {
 
-// c.model's topology and caches from c.host; a cache level /sys does not list gets a fallback.
-void describe_topology(Calibration& c);
+// c.model's topology and caches from c.host; an L1d or L2 /sys does not list gets a fallback.
+// Returns whether /sys lists the LLC; if not, caches.llc is left to the caller (the chase
+// curve's knee).
+bool describe_topology(Calibration& c);
 
 // frequency_ghz when the core clock cannot be timed (not x86-64): /proc/cpuinfo's "cpu MHz",
 // else the shipped machine's 2.6 GHz.

@@ -88,6 +88,54 @@ TEST_F(Calibrate, EveryNotMeasuredKeyIsListedInTheFileAndTheSummary) {
     EXPECT_TRUE(listed.count(key)) << key;
 }
 
+// chase_knee on curves worked out by hand from the hit model it states, plateau 20 ns and the
+// last point DRAM itself at 100 ns (a buffer many times the cache).
+TEST(ChaseKnee, FindsTheCapacityWhereTheCurveCrossesHalfWay) {
+  const uint64_t MiB = 1 << 20;
+  // A 32 MiB cache: at 64 MiB half the loads hit (60 ns, exactly half-way), so
+  // C = 64 MiB x (100 - 60) / 80 = 32 MiB.
+  EXPECT_EQ(chase_knee({{4 * MiB, 20}, {16 * MiB, 20}, {32 * MiB, 20}, {64 * MiB, 60}, {128 * MiB, 80}, {1024 * MiB, 100}}), 32 * MiB);
+  // A 48 MiB cache: 64 MiB is 3/4 hits (40 ns, below half-way); 128 MiB is 3/8 hits (70 ns),
+  // so C = 128 MiB x 30 / 80 = 48 MiB.
+  EXPECT_EQ(chase_knee({{4 * MiB, 20}, {32 * MiB, 20}, {64 * MiB, 40}, {128 * MiB, 70}, {256 * MiB, 85}, {1024 * MiB, 100}}), 48 * MiB);
+  // Noise past the model's line is held between half of the two points around the crossing.
+  EXPECT_EQ(chase_knee({{4 * MiB, 20}, {64 * MiB, 21}, {128 * MiB, 99}, {1024 * MiB, 100}}), 32 * MiB);
+}
+
+TEST(ChaseKnee, NoLevelBetweenTheL2AndDram) {
+  // Already DRAM at the first point: a flat curve.
+  EXPECT_EQ(chase_knee({{4 << 20, 95}, {8 << 20, 98}, {16 << 20, 100}}), 0u);
+  // Already past half-way at the first point: whatever level there is is not past 2x the L2.
+  EXPECT_EQ(chase_knee({{4 << 20, 70}, {8 << 20, 90}, {16 << 20, 100}}), 0u);
+  EXPECT_EQ(chase_knee({{4 << 20, 20}}), 0u);
+}
+
+// A host whose /sys lists no caches: the LLC comes from the chase curve's knee, or, with no
+// knee, is the L2 again, and then neither it nor its latency is passed off as measured.
+TEST(CalibrateNoCaches, TheLlcIsSoughtInTheChaseCurveAndNeverAssumedAsMeasured) {
+  HostTopology host = read_host_topology();
+  host.l1d = host.l2 = host.llc = {};
+  const Calibration c = calibrate(CalibrateOptions::quick(), host);
+  std::set<std::string> measured, not_measured;
+  for (const Measured& x : c.measured) measured.insert(x.key);
+  for (const NotMeasured& n : c.not_measured) not_measured.insert(n.key);
+  ASSERT_GE(c.llc_curve.size(), 2u);
+  EXPECT_EQ(c.llc_curve.front().bytes, 2 * c.model.geometry.l2.bytes());
+  if (c.llc_is_l2) {
+    EXPECT_EQ(c.model.geometry.llc, c.model.geometry.l2);
+    EXPECT_TRUE(not_measured.count("caches.llc"));
+    EXPECT_TRUE(not_measured.count("latency.llc_local_ns"));
+    EXPECT_FALSE(measured.count("latency.llc_local_ns"));
+  } else {
+    EXPECT_GT(c.model.geometry.llc.bytes(), c.model.geometry.l2.bytes());
+    EXPECT_EQ(c.model.geometry.llc.ways, 16u);
+    EXPECT_TRUE(measured.count("caches.llc"));
+    EXPECT_TRUE(measured.count("latency.llc_local_ns"));
+  }
+  EXPECT_TRUE(not_measured.count("caches.l1d"));
+  EXPECT_TRUE(not_measured.count("caches.l2"));
+}
+
 TEST_F(Calibrate, EveryValueOfTheFileIsEitherMeasuredOrListedAsNot) {
   std::set<std::string> measured, not_measured;
   for (const Measured& x : cal().measured) measured.insert(x.key);

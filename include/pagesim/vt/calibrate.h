@@ -44,6 +44,7 @@ struct CalibrateOptions {
   uint64_t chase_steps = 2'000'000;          // dependent loads timed per run
   uint64_t lock_pairs = 10'000'000;          // lock+unlock pairs timed per run
   uint64_t clock_adds = 64'000'000;          // dependent adds timed per run (core clock)
+  uint64_t llc_curve_max_bytes = 1ull << 30; // the LLC knee's chase curve ends here (/sys lists no LLC)
   unsigned runs = 5;                         // timed figures: the median of this many runs (the clock: the fastest)
   uint64_t seed = 1;                         // the chase permutations' RNG seed
   // Told what is being measured next, e.g. for a progress line; may be empty.
@@ -66,6 +67,20 @@ struct Measured {
   std::string how;
 };
 
+// One point of a pointer-chase curve: ns per dependent load over a buffer of `bytes`.
+struct ChasePoint {
+  uint64_t bytes = 0;
+  double ns = 0;
+};
+
+// The last-level cache's capacity from the knee of a chase curve that starts past the L2 (its
+// first point is the plateau of the level being sought) and ends in DRAM (its last point),
+// sorted by size; 0 when the curve shows no level between them (DRAM under 1.5x the plateau,
+// or the first point already half-way to DRAM). A random chase over S bytes hits a cache of C
+// bytes C/S of the time, so the latency is plateau + (dram - plateau)(1 - C/S) past C; the
+// first point past half-way gives C = S (dram - ns) / (dram - plateau).
+uint64_t chase_knee(const std::vector<ChasePoint>& curve);
+
 struct Calibration {
   HostTopology host;
   // The raw measurements: ns per dependent load at each level, core clock, memset GB/s by one
@@ -74,6 +89,11 @@ struct Calibration {
   double clock_ghz = 0;  // 0: not timed (not x86-64)
   double clear_gbs_one = 0, clear_gbs_all = 0;
   double lock_pair_ns = 0;
+  // The chase curve, 2x the L2 to llc_curve_max_bytes, when /sys lists no LLC (chase_knee).
+  std::vector<ChasePoint> llc_curve;
+  // No level showed between the L2 and DRAM: caches.llc is the L2 again and its latency the
+  // L2's, both listed as not measured.
+  bool llc_is_l2 = false;
   // Every value of the machine file, measured or fallback; name "host" until the caller
   // names it.
   MachineModel model;
@@ -86,6 +106,9 @@ struct Calibration {
 // fills in the fallbacks. Throws std::runtime_error when a buffer cannot be mapped or a thread
 // cannot be started.
 Calibration calibrate(const CalibrateOptions& opt = {});
+// The same over a given topology instead of this host's /sys (tests: a host whose /sys lists
+// no caches).
+Calibration calibrate(const CalibrateOptions& opt, const HostTopology& host);
 
 // The machine file of `c`: a comment block (host, how each value was measured, then one
 // "# not measured: <key>: <reason>; value written: <v> (assumed, <why>)" line per fallback)
