@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   run->add_option("--proc", ra.proc_dir, "write kernel-format buddyinfo, zoneinfo, vmstat, pagetypeinfo, lock_stat per run under DIR");
   run->add_flag("--quiet,-q", ra.quiet, "print neither the report nor the progress line");
   run->add_flag("--verbose,-v", ra.verbose, "print each variant's metrics, zones, locks, cache counters and Bad page lines, and every comparison row");
+  run->add_option("--shard", ra.shard, "run only the K-th of N disjoint slices of the runs (K/N, 0 <= K < N); pagesim merge joins them");
   run->add_option("--jobs,-j", ra.jobs, "runs at once on host threads (uniprocessor and virtual engines; results do not change). Default: one per host CPU, as many as host memory holds")
       ->check(CLI::Range(1u, 256u));
 
@@ -64,6 +65,24 @@ int main(int argc, char** argv) {
   demo->add_option("--ops", ops, "operations per preset")->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   demo->add_option("--seed", seed, "random seed");
 
+  cli::MergeArgs ma;
+  auto* merge = app.add_subcommand("merge", with_example("Join the shards of one run (pagesim run --shard K/N) into one result, as the unsharded run writes it.",
+                                                         "pagesim merge out-0 out-1 out-2 --out merged"));
+  merge->add_option("shards", ma.shards, "the shards' --out directories or result.json files")->required();
+  merge->add_option("--out", ma.out_dir, "directory for result.json, result.csv and proc/")->required();
+  merge->add_flag("--quiet,-q", ma.quiet, "do not print the comparison table");
+
+  cli::SlurmArgs sa;
+  auto* slurm = app.add_subcommand("slurm", with_example("Write an sbatch script that runs a scenario's shards as a Slurm job array, then merges them.",
+                                                         "pagesim slurm scenarios/anon-w-rand-hugetlb-vcpus.yaml --shards 8 --script sweep.sbatch"));
+  slurm->add_option("scenario", sa.scenario, "scenario file (YAML)")->required();
+  slurm->add_option("--shards", sa.shards, "number of shards (array elements)")->required()->check(CLI::Range(1u, 100000u));
+  slurm->add_option("--set", sa.sets, "override a scenario value: key.path=value (repeatable)")->allow_extra_args(false)->take_all();
+  slurm->add_option("--out", sa.out_dir, "shared directory for the shards and the merged result (default: pagesim-slurm)");
+  slurm->add_option("--script", sa.script, "write the script to FILE (default: standard output)");
+  slurm->add_option("--cpus-per-task", sa.cpus_per_task, "CPUs per array element (default 1)")->check(CLI::Range(1u, 4096u));
+  slurm->add_option("--pagesim", sa.pagesim, "the pagesim binary the jobs run (default: this one)");
+
   cli::CalibrateArgs ca;
   auto* calibrate = app.add_subcommand("calibrate", with_example("Measure this host (latencies, bandwidth, lock, topology) into a machine file for the virtual engine.",
                                                                  "pagesim calibrate --out host.yaml"));
@@ -86,6 +105,8 @@ int main(int argc, char** argv) {
     }
     if (*demo) return cli::demo(ops, seed);
     if (*calibrate) return cli::calibrate(ca);
+    if (*merge) return cli::merge(ma);
+    if (*slurm) return cli::slurm(sa);
   } catch (const InputError& e) {
     fmt::print(stderr, "pagesim: {}\n", e.what());
     return 2;

@@ -7,6 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 
 #include "pagesim/error.h"
 #include "pagesim/report/report.h"
@@ -116,6 +119,17 @@ void write_through(const std::string& path, const fs::path& target, const std::s
 }
 
 }  // namespace
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) throw InputError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << (path == "-" ? std::cin.rdbuf() : file.rdbuf());
+  return text.str();
+}
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   if (path == "-") return write_all(STDOUT_FILENO, "<stdout>", content);

@@ -3,6 +3,7 @@
 
 #include "pagesim/error.h"
 #include "pagesim/report/report.h"
+#include "pagesim/version.h"
 
 namespace pagesim::report {
 
@@ -217,9 +218,8 @@ ojson run_to_json(const run::RunResult& r) {
   return j;
 }
 
-ojson to_json(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs, bool interrupted) {
-  ojson doc;
-  doc["schema"] = "pagesim/1";
+ojson to_json(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs, bool interrupted,
+              const run::Shard& shard) {
   ojson sc = set.empty() ? ojson::object() : set.front().resolved;
   if (sc.is_null()) sc = ojson::object();
   if (!set.empty() && !set.front().sweep.key.empty()) {
@@ -227,11 +227,18 @@ ojson to_json(const scenario::ScenarioSet& set, const std::vector<run::RunResult
     for (const scenario::Scenario& s : set) values.push_back(s.sweep.value);
     sc["sweep"] = ojson{{"key", set.front().sweep.key}, {"values", std::move(values)}};
   }
-  doc["scenario"] = std::move(sc);
+  return result_document(std::move(sc), runs, interrupted, shard);
+}
+
+ojson result_document(ojson scenario, const std::vector<run::RunResult>& runs, bool interrupted, const run::Shard& shard) {
+  ojson doc;
+  doc["schema"] = "pagesim/1";
+  doc["scenario"] = std::move(scenario);
   doc["runs"] = ojson::array();
   for (const run::RunResult& r : runs) doc["runs"].push_back(run_to_json(r));
   doc["compare"] = compare_json(runs);
   doc["interrupted"] = interrupted;
+  if (!shard.whole()) doc["shard"] = ojson{{"index", shard.index}, {"count", shard.count}, {"version", PAGESIM_VERSION}};
   return doc;
 }
 

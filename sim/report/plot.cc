@@ -252,13 +252,9 @@ class Plotter {
 
 // The result JSON from a file, or from standard input for "-".
 nlohmann::json load(const std::string& json_file) {
-  std::ifstream file;
-  if (json_file != "-") {
-    file.open(json_file);
-    if (!file) throw InputError(fmt::format("cannot read '{}': {}", json_file, std::strerror(errno)));
-  }
+  const std::string text = read_text_file(json_file);
   try {
-    return nlohmann::json::parse(json_file == "-" ? std::cin : file);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: not valid JSON: {}", json_file, e.what()));
   }

@@ -247,9 +247,14 @@ unsigned memory_jobs(const scenario::ScenarioSet& set) {
   return static_cast<unsigned>(std::clamp<uint64_t>(avail / need, 1, std::numeric_limits<unsigned>::max()));
 }
 
+size_t total_runs(const scenario::ScenarioSet& set) {
+  size_t n = 0;
+  for (const scenario::Scenario& sc : set) n += size_t{sc.repeats} * sc.variants.size();
+  return n;
+}
+
 unsigned auto_jobs(const scenario::ScenarioSet& set) {
-  uint64_t runs = 0;
-  for (const scenario::Scenario& sc : set) runs += uint64_t{sc.repeats} * sc.variants.size();
+  const uint64_t runs = total_runs(set);
   const uint64_t jobs = std::min<uint64_t>({std::max(1u, std::thread::hardware_concurrency()), memory_jobs(set), runs});
   return static_cast<unsigned>(std::clamp<uint64_t>(jobs, 1, std::numeric_limits<unsigned>::max()));
 }
@@ -261,9 +266,11 @@ std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOption
     unsigned repeat;
   };
   std::vector<Job> jobs;
+  size_t index = 0;
   for (const scenario::Scenario& sc : set)
     for (unsigned rep = 0; rep < sc.repeats; ++rep)
-      for (size_t v = 0; v < sc.variants.size(); ++v) jobs.push_back({&sc, v, rep});
+      for (size_t v = 0; v < sc.variants.size(); ++v)
+        if (opt.shard.holds(index++)) jobs.push_back({&sc, v, rep});
   const bool native = std::any_of(set.begin(), set.end(), [](const scenario::Scenario& sc) { return sc.engine == "native"; });
   // An explicit count is still held to what host memory holds: each run has its own memmap.
   const unsigned asked = opt.jobs ? std::min(opt.jobs, memory_jobs(set)) : auto_jobs(set);

@@ -122,7 +122,7 @@ nlohmann::ordered_json full_document() {
                                         .reserved_node_pages = {3, 5}, .spin_zone_lock_us = 1.5, .spin_hugetlb_lock_us = 2};
       runs.push_back(r);
     }
-  return report::to_json(set, runs, true);
+  return report::to_json(set, runs, true, run::Shard{1, 3});
 }
 
 TEST(JsonSchemaTest, DocumentMatchesDocsOutputMd) {
@@ -138,7 +138,7 @@ TEST(JsonSchemaTest, TopLevelKeysInOrder) {
   const nlohmann::ordered_json doc = full_document();
   std::vector<std::string> keys;
   for (const auto& [k, v] : doc.items()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"schema", "scenario", "runs", "compare", "interrupted"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"schema", "scenario", "runs", "compare", "interrupted", "shard"}));
   EXPECT_EQ(doc["schema"], "pagesim/1");
   EXPECT_EQ(doc["scenario"]["sweep"]["values"], (nlohmann::ordered_json{"1", "2"}));
 }

@@ -16,6 +16,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "bad_cases.h"
 #include "scenario_test_util.h"
 
@@ -266,6 +268,115 @@ void expect_partial_run(const std::string& engine, int sig) {
 TEST(Cli, SigintStopsTheUniprocessorRunInFlight) { expect_partial_run("uniprocessor", SIGINT); }
 TEST(Cli, SigtermStopsTheVirtualRunInFlight) { expect_partial_run("virtual", SIGTERM); }
 TEST(Cli, SigintStopsTheNativeRunInFlight) { expect_partial_run("native", SIGINT); }
+
+// A result document without what differs from run to run or by where it was written: the
+// runs' host wall time and the scenario's outputs.
+nlohmann::json comparable(const fs::path& json) {
+  nlohmann::json doc = nlohmann::json::parse(slurp(json));
+  doc["scenario"].erase("outputs");
+  for (auto& r : doc["runs"]) r.erase("wall_s");
+  return doc;
+}
+
+// A small sweep on the virtual engine (deterministic): 3 points x 2 variants x 2 repeats.
+std::string sweep_args() {
+  return quote(std::string(PAGESIM_SOURCE_DIR) + "/tests/scenario/golden/small.yaml") +
+         " --set engine.name=virtual --set 'machine.nodes[0].cpus=[1,2,3]' -q";
+}
+
+// Shards merged are the serial run: the same JSON (wall time aside), CSV and procfs tree, for
+// a shard count that does not divide the 12 runs.
+TEST(Cli, ShardsMergeIntoTheSerialRun) {
+  const fs::path dir = fresh_dir();
+  ASSERT_EQ(pagesim("run " + sweep_args() + " --out " + quote((dir / "serial").string()), dir).code, 0);
+  std::string shards;
+  for (int k = 0; k < 5; ++k) {
+    const fs::path out = dir / ("shard-" + std::to_string(k));
+    ASSERT_EQ(pagesim("run " + sweep_args() + " --shard " + std::to_string(k) + "/5 --out " + quote(out.string()), dir).code, 0);
+    EXPECT_NE(slurp(out / "result.json").find("\"shard\""), std::string::npos);
+    shards += " " + quote(out.string());
+  }
+  const Result m = pagesim("merge" + shards + " -q --out " + quote((dir / "merged").string()), dir);
+  ASSERT_EQ(m.code, 0) << m.err;
+  EXPECT_EQ(comparable(dir / "merged/result.json"), comparable(dir / "serial/result.json"));
+  EXPECT_EQ(slurp(dir / "merged/result.csv"), slurp(dir / "serial/result.csv"));
+  for (const char* f : {"v5.17/1/zoneinfo", "v5.17+mel_mel_walk=outside_lock/0/buddyinfo"})
+    for (const char* point : {"machine.nodes_0_.cpus=1/", "machine.nodes_0_.cpus=3/"})
+      EXPECT_EQ(slurp(dir / "merged/proc" / (std::string(point) + f)), slurp(dir / "serial/proc" / (std::string(point) + f))) << point << f;
+}
+
+TEST(Cli, MergeRefusesShardsOfDifferentRuns) {
+  const fs::path dir = fresh_dir();
+  const auto shard = [&](const std::string& name, const std::string& k, const std::string& extra) {
+    const fs::path out = dir / name;
+    EXPECT_EQ(pagesim("run " + sweep_args() + " --shard " + k + " --out " + quote(out.string()) + extra, dir).code, 0);
+    return " " + quote(out.string());
+  };
+  const std::string a0 = shard("a0", "0/2", ""), a1 = shard("a1", "1/2", ""), seed = shard("seed", "1/2", " --set seed=7"),
+                    b1 = shard("b1", "1/3", "");
+  const auto refused = [&](const std::string& shards, const std::string& why) {
+    const Result r = pagesim("merge" + shards + " --out " + quote((dir / "m").string()), dir);
+    EXPECT_EQ(r.code, 2) << shards;
+    EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+  };
+  refused(a0 + seed, "shards of different scenarios (scenario.seed: 42 and 7)");
+  refused(a0 + b1, "is a shard of 2 and");
+  refused(a0, "shard 1/2 is missing");
+  refused(a0 + a0 + a1, "are both shard 0/2");
+  refused(" " + quote((dir / "a0/result.csv").string()), "result.csv: not a pagesim/1 shard: [json.exception.parse_error.101] parse error at line 1, column 1");
+  ASSERT_EQ(pagesim("run " + sweep_args() + " --out " + quote((dir / "whole").string()), dir).code, 0);
+  refused(" " + quote((dir / "whole").string()), "not a shard");
+  EXPECT_FALSE(fs::exists(dir / "m/result.json"));
+  for (const char* bad : {"2/2", "1", "a/2", "1/0", "-1/2", "1/2/3"}) {
+    const Result r = pagesim("run " + sweep_args() + " --shard " + bad, dir);
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_NE(r.err.find("--shard"), std::string::npos) << r.err;
+  }
+}
+
+// GNU parallel (Debian's `parallel`) runs the shards; pagesim merge joins them.
+TEST(Cli, GnuParallelRunsTheShards) {
+  if (std::system("parallel --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "GNU parallel is not installed (apt install parallel)";
+  const fs::path dir = fresh_dir();
+  ASSERT_EQ(pagesim("run " + sweep_args() + " --out " + quote((dir / "serial").string()), dir).code, 0);
+  const std::string cmd = "parallel --will-cite -j 2 " + quote(PAGESIM_BIN) + " run " + sweep_args() + " --shard {}/3 --out " +
+                          quote((dir / "shard-").string()) + "{} ::: 0 1 2 >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  ASSERT_EQ(pagesim("merge " + quote((dir / "shard-0").string()) + " " + quote((dir / "shard-1").string()) + " " +
+                        quote((dir / "shard-2").string()) + " -q --out " + quote((dir / "merged").string()),
+                    dir)
+                .code,
+            0);
+  EXPECT_EQ(comparable(dir / "merged/result.json"), comparable(dir / "serial/result.json"));
+}
+
+// The sbatch script: an array of N shards, and a merge job that waits for all of them.
+TEST(Cli, SlurmWritesAnArrayJobAndADependentMerge) {
+  const fs::path dir = fresh_dir();
+  const Result r = pagesim("slurm " + sweep_args().substr(0, sweep_args().size() - 3) + " --shards 4 --out " + quote((dir / "o").string()), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* want : {"#SBATCH --array=0-3\n", "--dependency=afterok:${SLURM_ARRAY_JOB_ID}", "--shard ${SLURM_ARRAY_TASK_ID}/4",
+                           " merge ", "/shard-*", "--set 'machine.nodes[0].cpus=[1,2,3]'"})
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+  EXPECT_EQ(pagesim("slurm " + sweep_args() + " --shards 0", dir).code, 2);
+}
+
+// The script on a real Slurm (slurmctld + slurmd, Debian's slurm-wlm): the array's shards and
+// the dependent merge give the serial run's result.
+TEST(Cli, SlurmJobArrayGivesTheSerialResult) {
+  if (std::system("sinfo -h >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no Slurm controller answers (apt install slurm-wlm, then start munged, slurmctld and slurmd)";
+  const fs::path dir = fresh_dir();
+  ASSERT_EQ(pagesim("run " + sweep_args() + " --out " + quote((dir / "serial").string()), dir).code, 0);
+  const std::string args = sweep_args().substr(0, sweep_args().size() - 3);
+  ASSERT_EQ(pagesim("slurm " + args + " --shards 3 --out " + quote((dir / "o").string()) + " --script " + quote((dir / "job.sbatch").string()), dir).code, 0);
+  ASSERT_EQ(std::system(("sbatch --wait " + quote((dir / "job.sbatch").string()) + " >/dev/null").c_str()), 0);
+  const fs::path merged = dir / "o/merged/result.json";
+  for (int tries = 0; tries < 600 && !fs::exists(merged); ++tries)  // the merge job: a guard, not a timing check
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(fs::exists(merged)) << "the merge job did not write " << merged;
+  EXPECT_EQ(comparable(merged), comparable(dir / "serial/result.json"));
+}
 
 // tools/usemem-placement.py reads the per-task placement of a virtual run (the fork-relative
 // migration windows and the store-loop fit) for every variant. VirtualCli: fibers stay out of

@@ -15,8 +15,29 @@ struct RunArgs {
   bool quiet = false;
   bool verbose = false;  // per-variant detail and the whole comparison table
   unsigned jobs = 0;  // runs at once (not the native engine's); 0: as many as the host fits
+  std::string shard;  // --shard K/N: the K-th of N disjoint slices of the runs ("": all)
 };
 int run(const RunArgs& a);
+
+// Shards of one set (their --out directories or result.json files) into one result in out_dir.
+struct MergeArgs {
+  std::vector<std::string> shards;
+  std::string out_dir;
+  bool quiet = false;
+};
+int merge(const MergeArgs& a);
+
+// An sbatch script that runs a scenario's shards as a Slurm job array and merges them.
+struct SlurmArgs {
+  std::string scenario;
+  std::vector<std::string> sets;
+  unsigned shards = 0;
+  std::string out_dir = "pagesim-slurm";
+  std::string script;   // "" or "-": standard output
+  std::string pagesim;  // the binary the jobs run ("": this one)
+  unsigned cpus_per_task = 1;
+};
+int slurm(const SlurmArgs& a);
 
 struct ValidateArgs {
   std::string scenario;

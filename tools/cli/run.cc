@@ -92,19 +92,31 @@ void check_outputs(const scenario::ScenarioSet& set, const scenario::Outputs& o,
   check("proc_dir", o.proc_dir);
 }
 
-void print_warnings(const scenario::ScenarioSet& set) {
-  for (const std::string& w : run::preflight(set)) fmt::print(stderr, "pagesim: warning: {}\n", w);
+// "K/N" of --shard: 0 <= K < N.
+run::Shard parse_shard(const std::string& text) {
+  run::Shard s;
+  unsigned k = 0, n = 0;
+  char slash = 0, extra = 0;
+  if (std::sscanf(text.c_str(), "%u%c%u%c", &k, &slash, &n, &extra) != 3 || slash != '/' || n == 0 || k >= n ||
+      text.find_first_not_of("0123456789/") != std::string::npos)
+    throw InputError(fmt::format("--shard {}: expected K/N with 0 <= K < N, e.g. 0/4", text));
+  s.index = k, s.count = n;
+  return s;
 }
 
-size_t total_runs(const scenario::ScenarioSet& set) {
-  size_t n = 0;
-  for (const scenario::Scenario& sc : set) n += sc.variants.size() * sc.repeats;
-  return n;
+size_t shard_runs(const scenario::ScenarioSet& set, const run::Shard& shard) {
+  const size_t total = run::total_runs(set);
+  return total / shard.count + (shard.index < total % shard.count ? 1 : 0);
+}
+
+void print_warnings(const scenario::ScenarioSet& set) {
+  for (const std::string& w : run::preflight(set)) fmt::print(stderr, "pagesim: warning: {}\n", w);
 }
 
 }  // namespace
 
 int run(const RunArgs& a) {
+  const run::Shard shard = a.shard.empty() ? run::Shard{} : parse_shard(a.shard);
   scenario::ScenarioSet set = load(a.scenario, a.sets);
   // --json/--csv/--proc beat --out, which beats the scenario's own outputs.
   scenario::Outputs o{a.json, a.csv, a.proc_dir};
@@ -121,13 +133,14 @@ int run(const RunArgs& a) {
 
   std::vector<run::RunResult> runs;
   {
-    ProgressLine progress(total_runs(set), !a.quiet);
+    ProgressLine progress(shard_runs(set, shard), !a.quiet);
     g_interrupted.store(false);
     g_signal.store(0);
     StopSignalGuard guard;
     run::RunOptions ro;
     ro.interrupt = &g_interrupted;
     ro.jobs = a.jobs;
+    ro.shard = shard;
     if (const unsigned fit = run::memory_jobs(set); a.jobs > fit)
       fmt::print(stderr, "pagesim: -j {} lowered to {}: host memory holds {} of these runs at once\n", a.jobs, fit, fit);
     ro.progress = [&](const run::Progress& p) { progress.update(p); };
@@ -145,7 +158,7 @@ int run(const RunArgs& a) {
     std::filesystem::create_directories(a.out_dir, ec);
     if (ec) throw InputError(fmt::format("--out {}: cannot create the directory: {}", a.out_dir, ec.message()));
   }
-  if (!out.json.empty()) report::write_file_atomic(out.json, report::to_json(set, runs, interrupted).dump(2) + "\n");
+  if (!out.json.empty()) report::write_file_atomic(out.json, report::to_json(set, runs, interrupted, shard).dump(2) + "\n");
   if (!out.csv.empty()) report::write_file_atomic(out.csv, report::to_csv(runs));
   if (!out.proc_dir.empty()) report::write_proc_dir(out.proc_dir, runs);
 
@@ -153,7 +166,7 @@ int run(const RunArgs& a) {
     size_t partial = 0;
     for (const run::RunResult& r : runs) partial += r.interrupted;
     fmt::print(stderr, "pagesim: interrupted: {} of {} runs complete, {} partial\n", runs.size() - partial,
-               total_runs(set), partial);
+               shard_runs(set, shard), partial);
     return 128 + g_signal.load();  // the shell's status for a process ended by that signal
   }
   size_t failed = 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pagesim/result/run_result.h"
+#include "pagesim/run/runner.h"
 #include "pagesim/scenario/scenario.h"
 
 namespace pagesim::report {
@@ -32,10 +33,23 @@ std::string reference_table(const scenario::Scenario& sc, const std::vector<run:
 // The same rows as JSON objects for "compare".
 nlohmann::ordered_json compare_json(const std::vector<run::RunResult>& runs);
 
-// The full JSON document: schema, scenario (resolved), runs, compare, interrupted.
-// docs/output.md documents every key.
+// The full JSON document: schema, scenario (resolved), runs, compare, interrupted, and for one
+// shard of a set (run::Shard) which one. docs/output.md documents every key.
 nlohmann::ordered_json to_json(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs,
-                               bool interrupted);
+                               bool interrupted, const run::Shard& shard = {});
+// The same over a scenario already in its JSON form (a document's "scenario", for merge).
+nlohmann::ordered_json result_document(nlohmann::ordered_json scenario, const std::vector<run::RunResult>& runs,
+                                       bool interrupted, const run::Shard& shard = {});
+
+// Shards of one set (`pagesim merge`): every document's "shard" says K of N, each K once, all
+// of the same scenario (its `outputs` aside), seed and pagesim version. Returns the whole
+// set's document, its runs back in run order, as the unsharded run would have written it.
+// Throws InputError naming the files and the first difference.
+struct Merged {
+  nlohmann::ordered_json doc;
+  std::vector<run::RunResult> runs;
+};
+Merged merge_shards(const std::vector<std::string>& json_files);
 // One run as it appears under "runs" (everything but the procfs text).
 nlohmann::ordered_json run_to_json(const run::RunResult& r);
 // Reads the "runs" of a to_json document back (the inverse of run_to_json). Throws InputError
@@ -43,6 +57,10 @@ nlohmann::ordered_json run_to_json(const run::RunResult& r);
 std::vector<run::RunResult> runs_from_json(const nlohmann::json& doc, const std::string& source);
 // One row per run and metric: variant,engine,repeat,sweep_key,sweep_value,metric,value.
 std::string to_csv(const std::vector<run::RunResult>& runs);
+
+// The whole text of `path`, or of standard input for "-". Throws InputError naming the path
+// and the reason when it cannot be read.
+std::string read_text_file(const std::string& path);
 
 // Writes `content` to `path`. A regular file (or a new one) is replaced atomically: a temporary
 // file in the same directory, fsync, then rename; a symlink is followed, so the file it names is

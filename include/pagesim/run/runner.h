@@ -25,6 +25,15 @@ struct Progress {
   double virtual_s = -1;
 };
 
+// The K-th of N disjoint slices of a set's runs (`pagesim run --shard K/N`): the runs whose
+// index in run order (sweep point, then repeat, then variant) is K modulo N. The N slices
+// together are the whole set, and `pagesim merge` interleaves them back into run order.
+struct Shard {
+  unsigned index = 0, count = 1;
+  bool whole() const { return count == 1; }
+  bool holds(size_t run_index) const { return run_index % count == index; }
+};
+
 struct RunOptions {
   bool short_mode = false;                         // tests: scale operation counts down
   // Set by SIGINT or SIGTERM: runs in flight stop at their next safe point (exec/stop.h) and
@@ -37,6 +46,7 @@ struct RunOptions {
   // the native engine always runs one at a time (its threads own the host's cores).
   // 0: auto_jobs().
   unsigned jobs = 1;
+  Shard shard;  // which runs of the set to run (default: all of them)
 };
 
 // The seed of repeat r: distinct per repeat (or LKP's stddev would always read 0%).
@@ -56,14 +66,17 @@ RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned r
 // RunOptions::jobs to it as well.
 unsigned memory_jobs(const scenario::ScenarioSet& set);
 
+// The set's runs: variants x repeats x sweep points.
+size_t total_runs(const scenario::ScenarioSet& set);
+
 // How many of the set's runs fit at once on this host: one per host CPU, as many as host memory
 // holds (each run's memmap, 64 bytes per simulated page, plus a margin for the cache model),
 // at least 1 and at most the number of runs. (run_all runs the native engine one at a time
 // whatever this says.)
 unsigned auto_jobs(const scenario::ScenarioSet& set);
 
-// Runs every variant x repeat of every sweep point and returns them in that order, opt.jobs at
-// a time. The callbacks are never called concurrently. Stops early when *opt.interrupt becomes
+// Runs every variant x repeat of every sweep point (those of opt.shard) and returns them in
+// that order, opt.jobs at a time. The callbacks are never called concurrently. Stops early when *opt.interrupt becomes
 // true, returning in order the runs that finished or were stopped part-way (interrupted), up to
 // the first that did not start.
 std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOptions& opt);
