@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "pagesim/exec/stop.h"
-
 #include "pagesim/mm/machine.h"
 #include "pagesim/mm/machine_spec.h"
 #include "pagesim/result/metrics.h"
