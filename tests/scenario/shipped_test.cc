@@ -37,7 +37,14 @@ TEST_P(Shipped, RunsShort) {
   size_t expected = 0;
   for (const Scenario& sc : set) expected += sc.variants.size() * sc.repeats;
   EXPECT_EQ(runs.size(), expected) << path;
-  for (const run::RunResult& r : runs) EXPECT_TRUE(r.violations.empty()) << path << " " << r.variant << ": " << r.violations.front();
+  for (const run::RunResult& r : runs) {
+    EXPECT_TRUE(r.violations.empty()) << path << " " << r.variant << ": " << r.violations.front();
+    // Every reservation was honoured and every allocation found a page: a run that fails its
+    // tasks can pass the invariants while measuring nothing of what the scenario is about.
+    for (const char* failed : {"tasks_failed", "alloc_failures"})
+      if (const auto it = r.metrics.find(failed); it != r.metrics.end()) EXPECT_EQ(it->second, 0) << path << " " << r.variant << ": " << failed;
+    EXPECT_FALSE(r.interrupted);
+  }
 }
 
 std::string file_name(const ::testing::TestParamInfo<std::string>& info) {
