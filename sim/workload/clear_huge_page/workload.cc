@@ -1,0 +1,147 @@
+// clear_huge_page: seed 000's clearing modes and seed 002's parallel clearing. On the host
+// engines every CPU clears its share of a real huge-page buffer (host_buffer.h) in the mode
+// of clear.h, `passes` times, then memsets it as the reference; on the virtual engine every vCPU
+// clears its share through the memory model (one thread's clear bandwidth, each socket's DRAM
+// bandwidth shared by the clears on it: docs/machine-model.md).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "clear.h"
+#include "host_buffer.h"
+#include "pagesim/error.h"
+#include "pagesim/result/samples.h"
+#include "pagesim/workload/program.h"
+#include "pagesim/workload/registry.h"
+
+namespace pagesim::workload {
+
+namespace {
+
+struct ClearSetup {
+  ClearMode mode;
+  uint64_t huge_bytes, bytes;
+  unsigned passes;
+};
+
+ClearSetup read_setup(const config::Params& p, unsigned cpus, bool short_mode, const std::string& source) {
+  ClearSetup s;
+  s.mode = *parse_clear_mode(p.string("mode"));
+  s.huge_bytes = p.string("page_size") == "1G" ? 1ull << 30 : 2ull << 20;
+  s.bytes = static_cast<uint64_t>(p.integer("size"));
+  s.passes = static_cast<unsigned>(p.integer("passes"));
+  if (short_mode) s.bytes = s.huge_bytes * cpus, s.passes = std::min(s.passes, 2u);
+  s.bytes = s.bytes / (s.huge_bytes * cpus) * (s.huge_bytes * cpus);  // whole huge pages per CPU
+  if (!s.bytes)
+    throw InputError(fmt::format("{}: workload.params.size: {} CPUs need at least {} MiB ({} MiB pages each)", source, cpus,
+                                 s.huge_bytes * cpus >> 20, s.huge_bytes >> 20));
+  return s;
+}
+
+using HostClock = std::chrono::steady_clock;
+
+// Every CPU clears its share in `mode`, `passes` times between two barriers; GB/s of each pass
+// (all bytes over the span from the opening barrier to the closing one).
+template <class D>
+std::vector<double> host_passes(D& d, const ClearSetup& s, char* buf, ClearMode mode) {
+  const unsigned n = d.nr_cpus();
+  const uint64_t share = s.bytes / n;
+  std::vector<double> gbs(s.passes);
+  auto body = [&](unsigned cpu, auto&& barrier) {
+    for (unsigned pass = 0; pass < s.passes; ++pass) {
+      barrier();
+      const HostClock::time_point t0 = HostClock::now();
+      clear_extent(buf + cpu * share, share, s.huge_bytes, mode);
+      barrier();
+      if (cpu == 0) gbs[pass] = static_cast<double>(s.bytes) / std::chrono::duration<double, std::nano>(HostClock::now() - t0).count();
+    }
+  };
+  if constexpr (is_uniprocessor<D>)
+    body(0, [] {});
+  else
+    d.run_tasks(n, [&](typename D::Exec& ex) { body(ex.cpu(), [&] { d.barrier(ex); }); });
+  return gbs;
+}
+
+template <class D>
+void run_host(D& d, const ClearSetup& s) {
+  HostHugeBuffer buf(s.bytes, s.huge_bytes);
+  clear_extent(buf.data(), s.bytes, s.huge_bytes, ClearMode::memset);  // the faults, untimed
+  d.mark_start(HostClock::now());
+  const std::vector<double> clear = host_passes(d, s, buf.data(), s.mode);
+  d.mark_end(HostClock::now());
+  const std::vector<double> reference = host_passes(d, s, buf.data(), ClearMode::memset);
+  run::RunResult& r = d.result();
+  auto& m = r.metrics;
+  m["clear_gbs"] = run::median_of(clear);
+  m["clear_gbs_stddev_pct"] = run::stddev_pct_of(clear);
+  m["memset_gbs"] = run::median_of(reference);
+  m["clear_vs_memset"] = m["clear_gbs"] / m["memset_gbs"];
+  r.notes.push_back(fmt::format("clear_huge_page buffer: {}", buf.backing()));
+}
+
+// The virtual engine: each vCPU clears its share, 2 MiB at a time, homed on its own node
+// (first touch under the default policy), as the memory model charges clear_huge_page.
+void run_modelled(engine::VirtualDriver& d, const ClearSetup& s) {
+  const unsigned n = d.nr_cpus();
+  const uint64_t chunks = s.bytes / n / (2ull << 20);
+  d.run_tasks(n, [&](VirtualCpu& ex) {
+    d.barrier(ex);
+    if (ex.task() == 0) d.mark_start(d.now(ex));
+    for (uint64_t i = 0; i < chunks; ++i) ex.clear_huge_page(ex.node());
+    d.barrier(ex);
+    if (ex.task() == 0) d.mark_end(d.now(ex));
+  });
+  run::RunResult& r = d.result();
+  r.metrics["clear_gbs"] = static_cast<double>(s.bytes) / (d.elapsed_s() * 1e9);
+  if (s.mode != ClearMode::multi_page)
+    r.notes.push_back(fmt::format("clear_huge_page: the virtual engine clears at the machine file's one-thread clear bandwidth; "
+                                  "mode {} is not modelled apart", clear_mode_name(s.mode)));
+}
+
+class ClearHugePage : public ProgramOf<ClearHugePage> {
+ public:
+  using ProgramOf::ProgramOf;
+
+  template <class D>
+  void on(D& d) const {
+    const unsigned cpus = is_uniprocessor<D> ? 1 : d.nr_cpus();
+    const ClearSetup s = read_setup(params(), cpus, d.short_mode(), d.source());
+    if constexpr (is_virtual<D>)
+      run_modelled(d, s);
+    else
+      run_host(d, s);
+    d.result().metrics["bytes_cleared"] = static_cast<double>(s.bytes);
+  }
+};
+
+}  // namespace
+
+WorkloadInfo clear_huge_page_workload() {
+  using config::ParamType;
+  using run::kAllEngines, run::kNative, run::kUniprocessor;
+  return {
+      "clear_huge_page",
+      "seeds 000 and 002: every CPU clears its share of a huge-page buffer (per subpage, multi-page, non-temporal or "
+      "memset); real memory on the host engines, the memory model on the virtual engine",
+      {
+          {"mode", ParamType::choice, std::string("per_subpage"), {}, {}, {"per_subpage", "multi_page", "nontemporal", "memset"},
+           "how a huge page is cleared (clear.h)"},
+          {"page_size", ParamType::choice, std::string("2M"), {}, {}, {"2M", "1G"}, "the huge page size"},
+          {"size", ParamType::size, int64_t{1} << 30, 2 << 20, 1e15, {}, "bytes cleared per pass, over all CPUs"},
+          {"passes", ParamType::integer, int64_t{5}, 1, 1000, {}, "timed passes on the host engines (the median is reported)"},
+      },
+      {
+          {"clear_gbs", "GB/s", kAllEngines, "bytes / time of a clearing pass (host engines: the median of the passes)", true},
+          {"clear_gbs_stddev_pct", "%", kUniprocessor | kNative, "stddev of the passes' GB/s, % of their mean", true},
+          {"memset_gbs", "GB/s", kUniprocessor | kNative, "the same passes with memset on the same buffer: the reference", true},
+          {"clear_vs_memset", "", kUniprocessor | kNative, "clear_gbs / memset_gbs", true},
+          {"bytes_cleared", "B", kAllEngines, "bytes per pass (size, in whole huge pages per CPU)", false, true},
+      },
+      make_program<ClearHugePage>,
+  };
+}
+
+}  // namespace pagesim::workload
