@@ -292,10 +292,10 @@ uint64_t chase_knee(const std::vector<ChasePoint>& curve) {
   for (size_t i = 1; i < curve.size(); ++i)
     if (curve[i].ns >= half_way) {
       // Below half-way at the point before, so more than half of its loads hit: C lies
-      // between half of each point.
+      // between half of each point, and holds the plateau's whole buffer.
       const double hit = std::clamp((dram - curve[i].ns) / (dram - plateau), 0.0, 1.0);
-      return std::clamp<uint64_t>(static_cast<uint64_t>(static_cast<double>(curve[i].bytes) * hit), curve[i - 1].bytes / 2,
-                                  curve[i].bytes / 2);
+      const uint64_t low = std::max(curve[i - 1].bytes / 2, curve.front().bytes);
+      return std::clamp<uint64_t>(static_cast<uint64_t>(static_cast<double>(curve[i].bytes) * hit), low, std::max(low, curve[i].bytes / 2));
     }
   return 0;  // unreachable: the last point is DRAM itself
 }

@@ -98,8 +98,10 @@ TEST(ChaseKnee, FindsTheCapacityWhereTheCurveCrossesHalfWay) {
   // A 48 MiB cache: 64 MiB is 3/4 hits (40 ns, below half-way); 128 MiB is 3/8 hits (70 ns),
   // so C = 128 MiB x 30 / 80 = 48 MiB.
   EXPECT_EQ(chase_knee({{4 * MiB, 20}, {32 * MiB, 20}, {64 * MiB, 40}, {128 * MiB, 70}, {256 * MiB, 85}, {1024 * MiB, 100}}), 48 * MiB);
-  // Noise past the model's line is held between half of the two points around the crossing.
+  // Noise past the model's line is held between half of the two points around the crossing,
+  // and never below the plateau's buffer, which the cache holds.
   EXPECT_EQ(chase_knee({{4 * MiB, 20}, {64 * MiB, 21}, {128 * MiB, 99}, {1024 * MiB, 100}}), 32 * MiB);
+  EXPECT_EQ(chase_knee({{4 * MiB, 20}, {8 * MiB, 99}, {1024 * MiB, 100}}), 4 * MiB);
 }
 
 TEST(ChaseKnee, NoLevelBetweenTheL2AndDram) {

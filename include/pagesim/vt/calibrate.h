@@ -78,7 +78,8 @@ struct ChasePoint {
 // sorted by size; 0 when the curve shows no level between them (DRAM under 1.5x the plateau,
 // or the first point already half-way to DRAM). A random chase over S bytes hits a cache of C
 // bytes C/S of the time, so the latency is plateau + (dram - plateau)(1 - C/S) past C; the
-// first point past half-way gives C = S (dram - ns) / (dram - plateau).
+// first point past half-way gives C = S (dram - ns) / (dram - plateau), at least the plateau's
+// buffer.
 uint64_t chase_knee(const std::vector<ChasePoint>& curve);
 
 struct Calibration {
