@@ -72,6 +72,16 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
   sc.workload = wl.name;
   sc.params = wl.params;
   if (const Node* e = m.get("engine")) read_engine(*e, opt, sc);
+  // A workload that measures the host runs on the host engines only (WorkloadInfo::engines).
+  const uint8_t engine_bit = sc.engine == "uniprocessor" ? run::kUniprocessor : sc.engine == "native" ? run::kNative
+                             : sc.engine == "virtual"    ? run::kVirtual : 0;
+  if (engine_bit && !(wl.engines & engine_bit)) {
+    const Node* e = m.get("engine");
+    const Node* name = e && e->kind == Node::Kind::map ? e->find("name") : e;
+    const Node& at = name ? *name : m.require("workload");
+    fail(at.pos, e ? "engine.name" : "workload.name",
+         fmt::format("workload {} runs on the {} engine(s) only, not on {}", sc.workload, run::engine_mask_names(wl.engines), sc.engine));
+  }
   if (const Node* r = m.get("repeats")) sc.repeats = static_cast<unsigned>(read_integer(*r, "repeats", 1, kMaxRepeats));
   if (const Node* s = m.get("seed")) sc.seed = read_unsigned(*s, "seed", 0, std::numeric_limits<uint64_t>::max());
   if (const Node* w = m.get("warmup_ops")) sc.warmup_ops = read_unsigned(*w, "warmup_ops", 0, std::numeric_limits<int64_t>::max());

@@ -40,6 +40,7 @@ KernelSection read_kernel(const Node* n, const Pos& where, const std::string& mi
 
 struct WorkloadSection {
   std::string name;
+  uint8_t engines = run::kAllEngines;  // WorkloadInfo::engines
   config::Params params;
   nlohmann::ordered_json resolved;
 };

@@ -29,6 +29,7 @@ WorkloadSection read_workload(const Node& n, const std::vector<workload::Workloa
     pj[p.name] = param_json(p, values[p.name]);
   }
   out.params = config::Params(std::move(values));
+  out.engines = info->engines;
   return out;
 }
 

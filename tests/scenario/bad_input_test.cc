@@ -17,6 +17,7 @@ TEST_P(BadInput, FailsWithPositionKeyAndReason) {
   const std::string file = write_file(fresh_dir() / "bad.yaml", c.yaml);
   LoadOptions opt;
   opt.overrides = c.sets;
+  opt.engines = {"uniprocessor", "native", "virtual"};  // as the CLI names them (run::engine_names)
   try {
     load_file(file, opt);
     FAIL() << "loaded without error";

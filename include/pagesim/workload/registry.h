@@ -28,6 +28,7 @@ struct WorkloadInfo {
   std::vector<config::ParamSpec> params;
   std::vector<run::MetricInfo> metrics;  // what it adds to runs[].metrics
   std::function<std::unique_ptr<engine::Program>(const Args&)> make;
+  uint8_t engines = run::kAllEngines;  // the engines it runs on (a host measurement: not virtual)
 };
 
 // Every registered workload, sorted by name.
