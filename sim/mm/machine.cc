@@ -157,14 +157,8 @@ void Machine::init_struct_pages(pfn_t start, pfn_t end) {
     if (memmap_->section_initialised(s)) continue;
     memmap_->init_section(s, [this](Page* p, pfn_t pfn) {
       const Zone* z = pfn_zone(pfn);
-      p->flags = z ? (uint64_t{z->node} << NODES_PGSHIFT) | (uint64_t{z->idx} << ZONES_PGSHIFT) : 0;
-      p->tail.compound_head = 0;
-      p->mapping = 0;
-      p->index = 0;
-      p->private_ = 0;
-      p->_mapcount = -1;
-      p->_refcount = 0;
-      p->memcg_data = 0;
+      init_single_page(p, z ? z->node : 0, z ? z->idx : 0);
+      if (!z) p->flags = 0;
     });
   }
 }

@@ -150,4 +150,17 @@ inline void set_pcppage_migratetype(Page* p, unsigned mt) { p->index = mt; }
 // links the block (the kernel leaves `index` stale there); same line, so no access changes.
 inline unsigned free_list_mt(const Page* p) { return static_cast<unsigned>(p->index); }
 
+// __init_single_page, field by field (no mm_zero_struct_page first): node and zone ids in the
+// flags, _mapcount -1, refcount 0 (as __free_pages_core leaves it), the rest cleared.
+inline void init_single_page(Page* p, unsigned nid, unsigned zone) {
+  p->flags = (uint64_t{nid} << NODES_PGSHIFT) | (uint64_t{zone} << ZONES_PGSHIFT);
+  p->tail.compound_head = 0;
+  p->mapping = 0;
+  p->index = 0;
+  p->private_ = 0;
+  p->_mapcount = -1;
+  p->_refcount = 0;
+  p->memcg_data = 0;
+}
+
 }  // namespace pagesim::mm
