@@ -6,14 +6,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <vector>
 
 #include "clear.h"
 #include "host_buffer.h"
 #include "pagesim/error.h"
 #include "pagesim/result/samples.h"
-#include "pagesim/workload/program.h"
+#include "pagesim/workload/host_cpus.h"
 #include "pagesim/workload/registry.h"
 
 namespace pagesim::workload {
@@ -40,28 +39,15 @@ ClearSetup read_setup(const config::Params& p, unsigned cpus, bool short_mode, c
   return s;
 }
 
-using HostClock = std::chrono::steady_clock;
-
-// Every CPU clears its share in `mode`, `passes` times between two barriers; GB/s of each pass
-// (all bytes over the span from the opening barrier to the closing one).
+// Every CPU clears its share in `mode`, `passes` times; GB/s of each pass (all bytes over the
+// span from the first start to the last end). The last pass stays the run's measured phase.
 template <class D>
 std::vector<double> host_passes(D& d, const ClearSetup& s, char* buf, ClearMode mode) {
-  const unsigned n = d.nr_cpus();
-  const uint64_t share = s.bytes / n;
-  std::vector<double> gbs(s.passes);
-  auto body = [&](unsigned cpu, auto&& barrier) {
-    for (unsigned pass = 0; pass < s.passes; ++pass) {
-      barrier();
-      const HostClock::time_point t0 = HostClock::now();
-      clear_extent(buf + cpu * share, share, s.huge_bytes, mode);
-      barrier();
-      if (cpu == 0) gbs[pass] = static_cast<double>(s.bytes) / std::chrono::duration<double, std::nano>(HostClock::now() - t0).count();
-    }
-  };
-  if constexpr (is_uniprocessor<D>)
-    body(0, [] {});
-  else
-    d.run_tasks(n, [&](typename D::Exec& ex) { body(ex.cpu(), [&] { d.barrier(ex); }); });
+  std::vector<double> gbs;
+  for (unsigned pass = 0; pass < s.passes; ++pass) {
+    on_host_cpus(d, [&](unsigned cpu, unsigned n) { clear_extent(buf + cpu * (s.bytes / n), s.bytes / n, s.huge_bytes, mode); });
+    gbs.push_back(static_cast<double>(s.bytes) / (d.elapsed_s() * 1e9));
+  }
   return gbs;
 }
 
@@ -69,10 +55,8 @@ template <class D>
 void run_host(D& d, const ClearSetup& s) {
   HostHugeBuffer buf(s.bytes, s.huge_bytes);
   clear_extent(buf.data(), s.bytes, s.huge_bytes, ClearMode::memset);  // the faults, untimed
-  d.mark_start(HostClock::now());
-  const std::vector<double> clear = host_passes(d, s, buf.data(), s.mode);
-  d.mark_end(HostClock::now());
   const std::vector<double> reference = host_passes(d, s, buf.data(), ClearMode::memset);
+  const std::vector<double> clear = host_passes(d, s, buf.data(), s.mode);
   run::RunResult& r = d.result();
   auto& m = r.metrics;
   m["clear_gbs"] = run::median_of(clear);

@@ -10,19 +10,16 @@
 // Reported as seconds per TiB of simulated memory, the seed's unit. Host engines only.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstring>
 
 #include "pagesim/huge_region.h"
 #include "pagesim/mm/page.h"
-#include "pagesim/workload/program.h"
+#include "pagesim/workload/host_cpus.h"
 #include "pagesim/workload/registry.h"
 
 namespace pagesim::workload {
 
 namespace {
-
-using HostClock = std::chrono::steady_clock;
 
 void init_share(mm::Page* pages, uint64_t n, const std::string& method, unsigned nid) {
   if (method == "memset") {
@@ -43,8 +40,6 @@ class MemmapInit : public ProgramOf<MemmapInit> {
 
   template <class D>
   void on(D& d) const {
-    if constexpr (is_virtual<D>)
-      throw InputError(fmt::format("{}: memmap_init measures this host: the virtual engine cannot run it", d.source()));
     const std::string method = params().string("method");
     uint64_t bytes = static_cast<uint64_t>(params().integer("size"));
     if (d.short_mode()) bytes = std::min<uint64_t>(bytes, 4ull << 30);
@@ -52,22 +47,10 @@ class MemmapInit : public ProgramOf<MemmapInit> {
     HugeRegion memmap(nr_pages * sizeof(mm::Page), "memmap_init");
     for (uint64_t off = 0; off < memmap.bytes(); off += 4096) memmap.data()[off] = 1;  // faulted, untimed
     auto* pages = reinterpret_cast<mm::Page*>(memmap.data());
-    if constexpr (is_uniprocessor<D>) {
-      d.mark_start(HostClock::now());
-      init_share(pages, nr_pages, method, 0);
-      d.mark_end(HostClock::now());
-    } else if constexpr (!is_virtual<D>) {
-      const unsigned n = d.nr_cpus();
-      const uint64_t share = nr_pages / n;
-      d.run_tasks(n, [&](typename D::Exec& ex) {
-        d.barrier(ex);
-        if (ex.cpu() == 0) d.mark_start(HostClock::now());
-        const uint64_t first = ex.cpu() * share, count = ex.cpu() + 1 == n ? nr_pages - first : share;
-        init_share(pages + first, count, method, ex.node());
-        d.barrier(ex);
-        if (ex.cpu() == 0) d.mark_end(HostClock::now());
-      });
-    }
+    on_host_cpus(d, [&](unsigned cpu, unsigned n) {
+      const uint64_t share = nr_pages / n, first = cpu * share, count = cpu + 1 == n ? nr_pages - first : share;
+      init_share(pages + first, count, method, d.machine().cpu_to_node(cpu));
+    });
     auto& m = d.result().metrics;
     m["init_s"] = d.elapsed_s();
     m["s_per_tib"] = d.elapsed_s() * static_cast<double>(1ull << 40) / static_cast<double>(nr_pages * mm::PAGE_SIZE);

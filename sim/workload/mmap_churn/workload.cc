@@ -14,7 +14,7 @@
 
 #include "pagesim/error.h"
 #include "pagesim/result/samples.h"
-#include "pagesim/workload/program.h"
+#include "pagesim/workload/host_cpus.h"
 #include "pagesim/workload/registry.h"
 
 namespace pagesim::workload {
@@ -57,26 +57,11 @@ class MmapChurn : public ProgramOf<MmapChurn> {
     if (d.short_mode()) p.iterations = std::min<uint64_t>(p.iterations, 20);
     if (p.touches > p.bytes / 4096)
       throw InputError(fmt::format("{}: workload.params.touches: {} pages do not fit in {} MiB", d.source(), p.touches, p.bytes >> 20));
+    const unsigned cpus = is_uniprocessor<D> ? 1 : d.nr_cpus();
+    std::vector<std::vector<double>> per_cpu(cpus);
+    on_host_cpus(d, [&](unsigned cpu, unsigned) { per_cpu[cpu] = churn_loop(p); });
     std::vector<double> ns;
-    unsigned cpus = 1;
-    if constexpr (is_uniprocessor<D>) {
-      d.mark_start(HostClock::now());
-      ns = churn_loop(p);
-      d.mark_end(HostClock::now());
-    } else if constexpr (is_virtual<D>) {
-      throw InputError(fmt::format("{}: mmap_churn measures this host: the virtual engine cannot run it", d.source()));
-    } else {
-      cpus = d.nr_cpus();
-      std::vector<std::vector<double>> per_cpu(cpus);
-      d.run_tasks(cpus, [&](typename D::Exec& ex) {
-        d.barrier(ex);
-        if (ex.cpu() == 0) d.mark_start(HostClock::now());
-        per_cpu[ex.cpu()] = churn_loop(p);
-        d.barrier(ex);
-        if (ex.cpu() == 0) d.mark_end(HostClock::now());
-      });
-      for (const auto& v : per_cpu) ns.insert(ns.end(), v.begin(), v.end());
-    }
+    for (const auto& v : per_cpu) ns.insert(ns.end(), v.begin(), v.end());
     auto& m = d.result().metrics;
     m["loop_s"] = d.elapsed_s();
     m["loop_median_ns"] = run::median_of(ns);
