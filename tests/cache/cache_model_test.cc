@@ -304,6 +304,40 @@ TEST(CacheModel, SnoopFilterEvictionBackInvalidates) {
   EXPECT_EQ(m.check_invariants(), "");
 }
 
+// MESI keeps dirty data dirty wherever it moves. A core that takes over the socket's only LLC
+// copy of a Modified line holds it Modified (another core's load is then a HITM); a snoop
+// filter eviction that back-invalidates a Modified private copy writes it into the LLC
+// dirty (a load from the other socket is then a remote HITM).
+TEST(CacheModel, DirtyLinesStayModifiedThroughTakeoverAndBackInvalidation) {
+  {
+    CacheGeometry g = CacheGeometry::tiny();
+    g.l1d = {8, 2};
+    g.l2 = {2, 4};  // as in L2EvictionBackInvalidatesL1: line 0 leaves L2 while dirty
+    CacheModel m(g);
+    m.access(0, 0, 0, AK::store);
+    for (uint64_t l : {2, 4, 6, 8}) m.access(0, l, 0, AK::load);
+    ASSERT_EQ(m.llc_state(0, 0), LineState::M);
+    EXPECT_EQ(m.access(0, 0, 0, AK::load), Outcome::llc_local);
+    EXPECT_EQ(m.llc_state(0, 0), LineState::I) << "the core took the only copy over";
+    EXPECT_EQ(m.private_state(0, 0), LineState::M);
+    EXPECT_EQ(m.access(2, 0, 0, AK::load), Outcome::hitm_local);
+    EXPECT_EQ(m.check_invariants(), "");
+  }
+  {
+    CacheGeometry g = CacheGeometry::tiny();
+    g.snoop_filter = {1, 2};
+    CacheModel m(g);
+    m.access(0, 0, 0, AK::load);
+    m.access(2, 1, 0, AK::store);  // Modified in core 1
+    m.access(2, 0, 0, AK::load);   // line 1 is now the filter's LRU
+    m.access(0, 2, 0, AK::load);   // evicts line 1's entry: core 1's dirty copy goes to the LLC
+    ASSERT_EQ(m.stats().events.back_invalidations, 1u);
+    EXPECT_EQ(m.llc_state(0, 1), LineState::M);
+    EXPECT_EQ(m.access(4, 1, 0, AK::load), Outcome::hitm_remote);
+    EXPECT_EQ(m.check_invariants(), "");
+  }
+}
+
 // ---------------------------------------------------------------- bulk operations
 
 TEST_F(CacheModelTest, FlushAllEmptiesCachesAndKeepsStats) {

@@ -80,6 +80,42 @@ TEST(Buddy, MergeAcrossOrderNineGivesOrderTen) {
   expect_invariants(*m2);
 }
 
+// buddy_merge_likely: a freed block whose buddy is in use goes to the tail of its free list
+// when the buddy of the combined block is free at order + 1 (it will likely merge soon), else
+// to the head; the next allocation of that order takes the head. At order o (blocks of
+// B = 2^o pages): blocks 0, B, ..., 7B are allocated in ascending order; 0 is freed first (its
+// order-(o+1) buddy 2B is in use: head), then 6B and 7B merge into a free order-(o+1) block.
+// Freeing 4B (buddy 5B in use) finds 6B free at order o + 1, so 4B goes behind 0 and the next
+// order-o block is 0. Order 4 takes the buddy path; order 8 is the highest that looks above
+// (order < MAX_ORDER - 2).
+class BuddyMergeLikely : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(BuddyMergeLikely, FreedBlockGoesToTheTailWhenItsHigherBuddyIsFree) {
+  const unsigned order = GetParam();
+  const uint64_t block = uint64_t{1} << order;
+  auto m = machine(1, 1, 64ull << 20, whole_zone());
+  Cpu cpu(*m);
+  std::vector<mm::Page*> a;
+  for (unsigned i = 0; i < 8; ++i) {
+    a.push_back(cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, order));
+    ASSERT_EQ(m->page_to_pfn(a.back()), block * i);
+  }
+  cpu.mm.__free_pages(a[0], order);
+  cpu.mm.__free_pages(a[6], order);
+  cpu.mm.__free_pages(a[7], order);
+  const mm::FreeArea& area = normal(*m).free_area[order];
+  ASSERT_EQ(area.nr_free, 1u);
+  ASSERT_EQ(normal(*m).free_area[order + 1].nr_free, 1u);
+  cpu.mm.__free_pages(a[4], order);
+  ASSERT_EQ(area.nr_free, 2u);
+  EXPECT_EQ(m->page_to_pfn(&area.free_list[mm::MIGRATE_MOVABLE].front()), 0u);
+  EXPECT_EQ(m->page_to_pfn(&area.free_list[mm::MIGRATE_MOVABLE].back()), 4 * block) << "to the tail: 6B is free one order up";
+  EXPECT_EQ(m->page_to_pfn(cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, order)), 0u);
+  expect_invariants(*m);
+}
+
+INSTANTIATE_TEST_SUITE_P(Orders, BuddyMergeLikely, ::testing::Values(4u, 8u));
+
 TEST(Buddy, UnmovableFallbackStealsAndRetypesPageblocks) {
   auto m = machine(1, 1, 64ull << 20);
   Cpu cpu(*m);

@@ -57,6 +57,53 @@ TEST(Checks, CorruptTailIsCaughtOnlyByAllSubpageVariants) {
   }
 }
 
+// check_new_pages walks every struct page of the block, up to the last: a bad page at tail
+// 511 is caught like one at tail 100. Under v5.17+mel the refill check leaks block 0 (512
+// reads to find it, then 512 for the good block 512); on v5.17's buddy path (order 6) the
+// bad pfn 63 ends block 0-63, which is leaked for its buddy 64.
+TEST(Checks, CorruptLastSubpageIsCaughtAsWellAsAnEarlyOne) {
+  {
+    auto m = thp_machine(preset("v5.17+mel"));
+    Cpu cpu(*m);
+    mm::corrupt_page(m->pfn_to_page(511), mm::FaultField::refcount);
+    mm::Page* page = cpu.mm.alloc_pages_node(0, kThp, 9);
+    ASSERT_NE(page, nullptr);
+    EXPECT_EQ(m->page_to_pfn(page), 512u) << "the refill check leaks block 0";
+    EXPECT_EQ(events(*m, mm::BAD_PAGE), 1u);
+    EXPECT_EQ(events(*m, mm::LEAKED_PAGES), 512u);
+    EXPECT_EQ(struct_page_at(cpu.ex, Site::check_new_pages), 1024u);
+    expect_invariants(*m);
+  }
+  {
+    auto m = thp_machine(preset("v5.17"));
+    Cpu cpu(*m);
+    mm::corrupt_page(m->pfn_to_page(63), mm::FaultField::mapping);
+    mm::Page* page = cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, 6);  // buddy path
+    ASSERT_NE(page, nullptr);
+    EXPECT_EQ(m->page_to_pfn(page), 64u);
+    EXPECT_EQ(events(*m, mm::LEAKED_PAGES), 64u);
+    expect_invariants(*m);
+  }
+}
+
+// 77fe7f136a73's all-subpage check covers every order above 0, order 1 included: the refill
+// of 31 order-1 blocks (batch 63 >> 1) finds the bad tail pfn 1 of block 0-1 and leaks it, so
+// the allocation gets pfn 2. Head-only v5.17 hands out block 0.
+TEST(Checks, AllSubpageCheckWalksOrderOneBlocksToo) {
+  for (const char* p : {"v5.17+mel", "v5.17"}) {
+    auto m = thp_machine(preset(p));
+    Cpu cpu(*m);
+    mm::corrupt_page(m->pfn_to_page(1), mm::FaultField::mapping);
+    mm::Page* page = cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE | mm::__GFP_COMP, 1);
+    ASSERT_NE(page, nullptr);
+    const bool mel = preset(p).pcp_check_scope == mm::PcpCheckScope::all_subpages;
+    EXPECT_EQ(events(*m, mm::PCP_REFILL_BLOCKS), 31u) << p;
+    EXPECT_EQ(m->page_to_pfn(page), mel ? 2u : 0u) << p;
+    EXPECT_EQ(events(*m, mm::LEAKED_PAGES), mel ? 2u : 0u) << p;
+    EXPECT_EQ(struct_page_at(cpu.ex, Site::check_new_pages), mel ? 2u + 30u * 2u : 0u) << p;
+  }
+}
+
 struct MatrixCase {
   bool debug_vm, dpa;
   uint64_t refill_reads, new_pcp_reads;  // struct-page reads per site for one order-9 allocation

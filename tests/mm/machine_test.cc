@@ -45,6 +45,35 @@ TEST(Machine, PinnedMinFreeKbytes) {
   EXPECT_EQ(normal(*m)._watermark[mm::WMARK_MIN], 90112u / 4 / 2);
 }
 
+// zone_highsize: the low watermark split over the node's CPUs, but at least batch * 4. One
+// node of 128 CPUs and 256 MiB: 64512 managed pages give batch 15 (zone_batchsize: 63 / 4 =
+// 15, rounddown_pow_of_two(22) - 1) and min_free_kbytes 12748 (khugepaged: buffer pages / 20),
+// so the low watermark is 3187 + 796 = 3983 pages, 31 per CPU: the floor, 60, wins.
+TEST(Machine, PcpHighIsAtLeastFourBatches) {
+  auto m = machine(1, 128, 256ull << 20);
+  const mm::Zone& z = normal(*m);
+  EXPECT_EQ(z.managed_pages, 64512u);
+  EXPECT_EQ(z.low_wmark_pages(), 3983u);
+  EXPECT_EQ(z.pageset_batch, 15);
+  EXPECT_EQ(z.pageset_high, 60) << "max(3983 / 128, 15 << 2)";
+  EXPECT_EQ(z.pcp(127).high, 60);
+}
+
+// zone_highsize splits the low watermark over the CPUs of the zone's own node
+// (cpumask_of_node), not over every online CPU: two nodes of 4 CPUs and 1 GiB each have a low
+// watermark of 7040 pages per zone (min_free_kbytes 45056: khugepaged's 512 x 2 nodes x 11
+// pages), so pcp->high is 7040 / 4 = 1760, not 7040 / 8 = 880.
+TEST(Machine, PcpHighSplitsOverTheCpusOfTheZonesNode) {
+  auto m = machine(2, 4, 1ull << 30);
+  EXPECT_EQ(m->min_free_kbytes(), 45056u);
+  for (unsigned n = 0; n < 2; ++n) {
+    const mm::Zone& z = normal(*m, n);
+    EXPECT_EQ(z.low_wmark_pages(), 7040u) << n;
+    EXPECT_EQ(z.pageset_batch, 63) << n;
+    EXPECT_EQ(z.pageset_high, 1760) << n;
+  }
+}
+
 TEST(Machine, StatThreshold) {
   // 2 * fls(cpus) * (1 + fls(managed >> 15)), capped at 125.
   EXPECT_EQ(mm::calculate_stat_threshold(1ull << 18, 4), 2 * 3 * (1 + 4));

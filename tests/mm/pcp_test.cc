@@ -132,6 +132,55 @@ TEST(Pcp, DrainReturnsEverythingToBuddy) {
   expect_invariants(*m);
 }
 
+// free_pcppages_bulk (5.17) prefetches the order-0 buddy of only the first pcp->batch blocks
+// it frees (prefetch_nr): draining 252 order-0 pages with batch 63 issues 63 prefetches.
+TEST(Pcp, DrainPrefetchesTheBuddiesOfTheFirstBatchOnly) {
+  auto m = machine(1, 1, 1ull << 30);
+  Cpu cpu(*m);
+  mm::PerCpuPages& pcp = normal(*m).pcp(0);
+  pcp.high = 1 << 20;  // no flush on free: only the drain frees to buddy
+  std::vector<mm::Page*> pages;
+  for (int i = 0; i < 200; ++i) pages.push_back(cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, 0));
+  for (mm::Page* p : pages) cpu.mm.__free_pages(p, 0);
+  ASSERT_EQ(pcp.count, 4 * 63) << "four refills of 63, all back on the list";
+  cpu.ex.reset_accesses();
+  const uint64_t drained = events(*m, mm::PCP_DRAIN_PAGES);
+  cpu.mm.drain_local_pages();
+  EXPECT_EQ(events(*m, mm::PCP_DRAIN_PAGES) - drained, 252u);
+  EXPECT_EQ(cpu.ex.accesses().by_kind[static_cast<unsigned>(AccessKind::prefetch)], 63u);
+  expect_invariants(*m);
+}
+
+// free_pcppages_bulk (5.17) walks the lists round robin from list 1, and batch_free (one more
+// for each list it steps over, empty or not) is how many blocks it takes from a list before
+// moving on. With order-0 pages on list 1 and order-1 blocks on list 4, a flush of 5 pages
+// takes 1 page from list 1 (batch_free 1), then steps over lists 2 and 3 to list 4
+// (batch_free 3) and takes two order-1 blocks, which make the count.
+TEST(Pcp, FreePcppagesBulkV517TakesBatchFreeBlocksPerList) {
+  auto m = machine(1, 1, 1ull << 30);
+  Cpu cpu(*m);
+  mm::PerCpuPages& pcp = normal(*m).pcp(0);
+  pcp.high = 1 << 20;
+  std::vector<mm::Page*> small, pairs;
+  for (int i = 0; i < 10; ++i) small.push_back(cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, 0));
+  for (int i = 0; i < 10; ++i) pairs.push_back(cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, 1));
+  cpu.mm.drain_local_pages();
+  for (mm::Page* p : small) cpu.mm.__free_pages(p, 0);
+  for (mm::Page* p : pairs) cpu.mm.__free_pages(p, 1);
+  const unsigned l0 = mm::order_to_pindex(mm::MIGRATE_MOVABLE, 0), l1 = mm::order_to_pindex(mm::MIGRATE_MOVABLE, 1);
+  ASSERT_EQ(l0, 1u);
+  ASSERT_EQ(l1, 4u);
+  ASSERT_EQ(pcp.lists[l0].size(), 10u);
+  ASSERT_EQ(pcp.lists[l1].size(), 10u);
+  const IrqFlags f = cpu.ex.local_irq_save(Site::free_unref_page);  // as free_unref_page_commit calls it
+  cpu.mm.free_pcppages_bulk(normal(*m), 5, pcp, l0);
+  cpu.ex.local_irq_restore(f, Site::free_unref_page);
+  EXPECT_EQ(pcp.lists[l0].size(), 9u);
+  EXPECT_EQ(pcp.lists[l1].size(), 8u);
+  EXPECT_EQ(pcp.count, 30 - 5);
+  expect_invariants(*m);
+}
+
 // v5.17 with 5.18's free_pcppages_bulk and nr_pcp_free.
 mm::KernelConfig free_bulk_v518() {
   mm::KernelConfig cfg = preset("v5.17");

@@ -89,6 +89,25 @@ TEST(CompareTableTest, OneBlockPerSweepPointAndBaseFirst) {
   EXPECT_DOUBLE_EQ(j[0]["values"][1]["stddev_pct"].get<double>(), 0.0);
 }
 
+// show_perf_change prints an average between 1000 and 1e8 with "%10d", which Ruby truncates:
+// 1234.75 shows as 1234, not 1235. And the test's own stats, pagesim's with them, are shown
+// even when they are 0 in every run (sort_stats keeps them), unlike a monitor's (proc-vmstat).
+TEST(CompareTableTest, MidRangeAveragesTruncateAndOwnZeroStatsStay) {
+  std::vector<run::RunResult> runs;
+  for (unsigned rep = 0; rep < 2; ++rep) {
+    runs.push_back(make_run("v5.17", rep, {{"ops_per_s", rep ? 1235.0 : 1234.5}, {"slowpath_entries", 0}}));
+    runs.push_back(make_run("v5.18", rep, {{"ops_per_s", 2469.5}, {"slowpath_entries", 0}}));
+  }
+  for (run::RunResult& r : runs) {
+    r.engine = "virtual";
+    r.vmstat["pcp_drain"] = 0;
+  }
+  const std::string t = report::compare_table(runs);
+  EXPECT_NE(t.find("\n      1234          +100.0%       2469        pagesim.ops_per_s\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("\n      0.00            +0.0%       0.00        pagesim.slowpath_entries\n"), std::string::npos) << t;
+  EXPECT_EQ(t.find("proc-vmstat.pcp_drain"), std::string::npos) << t;
+}
+
 TEST(CompareJsonTest, ZeroBaseHasNoFiniteChange) {
   const nlohmann::ordered_json j = report::compare_json(robot_runs());
   bool seen = false;

@@ -32,6 +32,9 @@ TEST(VirtualMachineFile, ShippedIcx8358LoadsWithItsSourcedNumbers) {
   EXPECT_EQ(m.geometry.llc.bytes(), 48u << 20);
   EXPECT_EQ(m.freq_mhz, 2600u);
   EXPECT_EQ(m.latency(Outcome::l1), 5u * 1000000 / 2600);
+  EXPECT_EQ(m.latency(Outcome::l2), 13u * 1000000 / 2600);
+  EXPECT_EQ(m.latency(Outcome::llc_local), 23000u);
+  EXPECT_EQ(m.latency(Outcome::llc_remote), 127000u) << "latency.llc_remote_ns, not the local LLC's";
   EXPECT_EQ(m.latency(Outcome::hitm_local), 64200u);
   EXPECT_EQ(m.latency(Outcome::hitm_remote), 127000u);
   EXPECT_EQ(m.latency(Outcome::dram_local), 89100u);
@@ -134,6 +137,26 @@ TEST(VirtualMemoryModel, StoreLoopTimeMatchesItsFormulaAtTheFixedPoint) {
   // The utilisation is consistent with the rates: node 0 serves both tasks' local stores.
   const double bytes_per_s = 1e12 / (t0 / 1e6) * 128 + 0.75 * 1e12 / (t1 / 1e6) * 128;
   EXPECT_NEAR(r.dram_utilisation[0], bytes_per_s / m.dram_bw_bytes_per_s, 1e-6);
+}
+
+// A remote miss pays the loaded-latency curve twice: at its home node's DRAM utilisation and
+// at its UPI link's. Sixteen tasks on node 0 store only to node 1: the same bytes load node 1's
+// DRAM (175.7 GB/s) and the 0 -> 1 link (55.7 GB/s), so the link's utilisation is the DRAM's
+// x 175.7 / 55.7, and the remote latency is 142.8 ns + curve(u_dram) + curve(u_upi).
+TEST(VirtualMemoryModel, RemoteMissesPayTheCurveAtTheirLinksUtilisationToo) {
+  const MachineModel m = load_machine_model(default_machine_file());
+  const std::vector<StoreLoopTask> tasks(16, StoreLoopTask{1000000, {0, 1}, {1, 0}});
+  const StoreLoopResult r = store_loop(m, tasks);
+  ASSERT_LT(r.iterations, 200u);
+  EXPECT_DOUBLE_EQ(r.remote_share[0], 1);
+  const double u_dram = r.dram_utilisation[1];
+  const double u_upi = u_dram * m.dram_bw_bytes_per_s / m.upi_bw_bytes_per_s;
+  ASSERT_GT(u_upi, 0.15);
+  ASSERT_LT(u_upi, 1.0) << "below saturation: no stretch";
+  const double expected_ps = 142800 + m.extra_latency_ps(u_dram) + m.extra_latency_ps(u_upi);
+  EXPECT_NEAR(r.remote_ns[1] * 1000, expected_ps, 1e-3);
+  EXPECT_GT(m.extra_latency_ps(u_upi), 1000) << "the link's share is worth more than a nanosecond";
+  EXPECT_NEAR(static_cast<double>(r.time_ps[0]), 1e6 * expected_ps / m.store_mlp, 1);
 }
 
 TEST(VirtualMemoryModel, SaturatedNodeStretchesLatencyByDemandOverBandwidth) {

@@ -5,6 +5,7 @@
 #include "mm/test_util.h"
 #include "pagesim/error.h"
 #include "pagesim/engine/virtual/virtual.h"
+#include "pagesim/mm/hugetlb.h"
 #include "pagesim/vt/machine_model.h"
 
 namespace pagesim {
@@ -193,6 +194,48 @@ TEST(VirtualAccess, DramMissesPayTheLoadOfTheClearsOnTheirNode) {
   EXPECT_EQ(during, mdl.latency(Outcome::dram_remote) + static_cast<ps_t>(mdl.extra_latency_ps(u)));
   EXPECT_EQ(node1, mdl.latency(Outcome::dram_local)) << "node 1's memory is idle";
   EXPECT_EQ(after, mdl.latency(Outcome::dram_remote)) << "the clear has ended";
+}
+
+// gather_surplus_pages drops hugetlb_lock to allocate and, once it has the lock again,
+// recomputes what it still needs from resv_huge_pages and free_huge_pages: another CPU may
+// have changed the pool meanwhile. Task 0 (node 0) reserves 4 pages on an empty pool, so it
+// allocates 4 surplus pages. Once it has the first, task 1 (node 1) puts a fresh page in the
+// pool: free_huge_page enqueues it, as node 1 has no surplus pages (node 0's do not count,
+// surplus_huge_pages_node[nid]). Back under the lock,
+// needed = resv 0 + 4 - (free 1 + 4 allocated) = -1: 3 of task 0's pages join the pool and
+// the fourth goes back to buddy, leaving 4 pages, all free and all reserved, 3 of them surplus.
+TEST(VirtualHugetlb, ReservationRecountsThePoolAfterRetakingTheLock) {
+  auto m = test::machine(2, 1, 256ull << 20);
+  VirtualEngine eng(*m, test_model());
+  int rc = -1;
+  eng.run(2, [&](VirtualCpu& ex) {
+    mm::Mm<VirtualCpu> mm(*m, ex);
+    mm::Hugetlb<VirtualCpu> h(mm);
+    if (ex.task() == 0) {
+      h.set_overcommit(100);
+      rc = h.hugetlb_acct_memory(4);
+      return;
+    }
+    mm::Page* p = h.alloc_fresh_huge_page(mm::GFP_HIGHUSER_MOVABLE, 1, nullptr);
+    ASSERT_NE(p, nullptr);
+    while (m->hstate().surplus_huge_pages == 0) {  // until task 0 has its first surplus page
+      ex.work(100, Site::unknown);
+      ex.sync();
+    }
+    mm::set_page_count(p, 0);  // its last put
+    h.free_huge_page(p);
+  });
+  ASSERT_EQ(rc, 0);
+  EXPECT_EQ(test::events(*m, mm::HTLB_BUDDY_PGALLOC), 5u) << "task 1's page reached the pool while task 0 allocated";
+  const mm::Hstate& hs = m->hstate();
+  EXPECT_EQ(hs.free_huge_pages_node[0], 3u);
+  EXPECT_EQ(hs.free_huge_pages_node[1], 1u);
+  EXPECT_EQ(hs.nr_huge_pages, 4u);
+  EXPECT_EQ(hs.free_huge_pages, 4u);
+  EXPECT_EQ(hs.resv_huge_pages, 4u);
+  EXPECT_EQ(hs.surplus_huge_pages, 3u);
+  EXPECT_EQ(hs.surplus_huge_pages_node[1], 0u);
+  test::expect_invariants(*m);
 }
 
 TEST(VirtualSched, ScheduleInsideASpinlockIsABug) {

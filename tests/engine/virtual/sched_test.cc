@@ -119,21 +119,57 @@ TEST(VirtualSched, CfsBroadcastWakeFillsTheParentsNodeThenStacks) {
   for (unsigned cpu = 8; cpu < 16; ++cpu) EXPECT_EQ(on(cpu), 0) << "node 1 is empty at wake-up";
 }
 
-// wake_affine_weight, by hand: this CPU runs the waker and 2 queued tasks, prev runs 3. A sync
-// wake-up counts this CPU's load without the waker, plus the wakee: 3 x 100 = 300 against
-// 3 x 108 + 1 = 325, so the wakee moves to the waker's CPU; without sync, 400 > 324 keeps prev.
-TEST(VirtualSched, WakeAffineWeightComparesLoadsWithTheSyncAdjustment) {
+// 2 nodes x 2 CPUs, no SMT, every CPU idle; `tasks` tasks, all last on CPU 0.
+Runqueues two_nodes_of_two_cpus(unsigned tasks) {
   Runqueues rq;
   rq.cpus.resize(4);
   rq.cpu_node = {0, 0, 1, 1};
   rq.sibling = {0, 1, 2, 3};
-  rq.task_cpu.assign(8, 0);
+  rq.task_cpu.assign(tasks, 0);
+  return rq;
+}
+
+// wake_affine_weight, by hand: this CPU runs the waker and 2 queued tasks, prev runs 3. A sync
+// wake-up counts this CPU's load without the waker, plus the wakee: 3 x 100 = 300 against
+// 3 x 108 + 1 = 325, so the wakee moves to the waker's CPU; without sync, 400 > 324 keeps prev.
+TEST(VirtualSched, WakeAffineWeightComparesLoadsWithTheSyncAdjustment) {
+  Runqueues rq = two_nodes_of_two_cpus(8);
   rq.cpus[0].curr = 0, rq.cpus[0].queued = {1, 2};  // the waker (task 0) and two queued
   rq.cpus[2].curr = 3, rq.cpus[2].queued = {4, 5};  // prev: three running
   rq.cpus[1].curr = 6, rq.cpus[3].curr = 7;         // no idle CPU anywhere
   auto cfs = make_sched_policy("cfs", {});
   EXPECT_EQ(cfs->wake(rq, 5, 2, 0, /*sync=*/true, 0), 0u);
   EXPECT_EQ(cfs->wake(rq, 5, 2, 0, /*sync=*/false, 0), 2u);
+}
+
+// select_idle_sibling takes an idle prev only when it shares the LLC with the target
+// (cpus_share_cache). A sync wake-up from a CPU that runs only the waker targets the waker's
+// CPU (wake_affine_idle); the wakee's prev, CPU 2, is idle but on the other node, so the
+// wakee goes to the idle CPU beside the target instead: CPU 1.
+TEST(VirtualSched, WakeTakesAnIdlePrevOnlyBesideTheTarget) {
+  Runqueues rq = two_nodes_of_two_cpus(3);
+  rq.cpus[0].curr = 0;  // the waker, alone on CPU 0; CPUs 1-3 idle
+  auto cfs = make_sched_policy("cfs", {});
+  EXPECT_EQ(cfs->wake(rq, 1, 2, 0, /*sync=*/true, 0), 1u);
+  rq.cpus[1].curr = 2;  // with node 0 full, the target itself
+  EXPECT_EQ(cfs->wake(rq, 1, 2, 0, /*sync=*/true, 0), 0u);
+}
+
+// wake_affine_weight biases prev's load by half the domain's imbalance_pct: 100 + (117 -
+// 100) / 2 = 108. The waker's CPU runs 8 tasks, prev runs 7, no CPU is idle. A sync wake-up
+// weighs (8 - 1 + 1) x 100 = 800 against 7 x 108 + 1 = 757, so the wakee stays on prev (the
+// whole 117 would give 820 and move it).
+TEST(VirtualSched, WakeAffineWeightBiasesPrevByHalfTheImbalancePct) {
+  Runqueues rq = two_nodes_of_two_cpus(20);
+  rq.cpus[0].curr = 0, rq.cpus[0].queued = {1, 2, 3, 4, 5, 6, 7};  // the waker and 7 queued
+  rq.cpus[2].curr = 8, rq.cpus[2].queued = {9, 10, 11, 12, 13, 14};  // prev: 7 running
+  rq.cpus[1].curr = 15, rq.cpus[3].curr = 16;
+  SchedParams p;
+  ASSERT_EQ(p.imbalance_pct, 117u);
+  auto cfs = make_sched_policy("cfs", p);
+  EXPECT_EQ(cfs->wake(rq, 19, 2, 0, /*sync=*/true, 0), 2u);
+  rq.cpus[2].queued.push_back(17);  // prev at 8: 8 x 108 + 1 = 865 > 800
+  EXPECT_EQ(cfs->wake(rq, 19, 2, 0, /*sync=*/true, 0), 0u);
 }
 
 // NUMA balancing by 5.17's rules, on 2 nodes x 2 vCPUs with 2 tasks. The parent on CPU 0
