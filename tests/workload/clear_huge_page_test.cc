@@ -60,6 +60,9 @@ double modelled_gbs(unsigned cpus) {
 // 16 threads ask 127.2 GB/s, under the socket's bandwidth; 32 ask 254.4 and get the socket's
 // 175.7 (each 5.49). The first clears of a burst start alone and run faster, hence the 2%.
 TEST(ClearHugePage, VirtualEngineSaturatesTheSocket) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "virtual engine under ASan: Boost 1.74's fcontext fibers do not tell ASan about stack switches";
+#endif
   EXPECT_NEAR(modelled_gbs(1), 7.95, 0.01);
   EXPECT_NEAR(modelled_gbs(16), 16 * 7.95, 16 * 7.95 * 0.02);
   EXPECT_NEAR(modelled_gbs(32), 175.7, 175.7 * 0.02);
