@@ -157,8 +157,7 @@ void Machine::init_struct_pages(pfn_t start, pfn_t end) {
     if (memmap_->section_initialised(s)) continue;
     memmap_->init_section(s, [this](Page* p, pfn_t pfn) {
       const Zone* z = pfn_zone(pfn);
-      init_single_page(p, z ? z->node : 0, z ? z->idx : 0);
-      if (!z) p->flags = 0;
+      init_single_page(p, z ? z->node : 0, z ? z->idx : 0);  // a hole: flags 0
     });
   }
 }

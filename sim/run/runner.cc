@@ -26,7 +26,6 @@ namespace {
 
 struct EngineInfo {
   std::string name;
-  uint8_t bit;  // in MetricInfo::engines and WorkloadInfo::engines
   std::string description;
   void (*run)(const engine::RunInput&, const engine::Program&);
   void (*check)(const mm::MachineSpec&, const engine::EngineOptions&, const std::string&);
@@ -35,11 +34,11 @@ struct EngineInfo {
 
 const std::vector<EngineInfo>& engines() {
   static const std::vector<EngineInfo> kEngines = {
-      {"uniprocessor", kUniprocessor, "one host thread plays every CPU in turn; deterministic; access counts, no timing model",
+      {"uniprocessor", "one host thread plays every CPU in turn; deterministic; access counts, no timing model",
        engine::run_uniprocessor, nullptr, {}},
-      {"native", kNative, "one OS thread per CPU, real locks and memory; lock_stat, IRQ-off times, host timings",
+      {"native", "one OS thread per CPU, real locks and memory; lock_stat, IRQ-off times, host timings",
        engine::run_native, engine::check_native, {"lock", "pin", "oversubscribe", "track", "lock_stat"}},
-      {"virtual", kVirtual, "tasks as fibers on virtual CPUs, one host thread; deterministic virtual time from a machine file",
+      {"virtual", "tasks as fibers on virtual CPUs, one host thread; deterministic virtual time from a machine file",
        engine::run_virtual, engine::check_virtual, {"machine_file", "sched", "sched_trace", "numa_home", "balance_window", "slack_ns"}},
   };
   return kEngines;
@@ -49,16 +48,6 @@ const EngineInfo& engine_info(const scenario::Scenario& sc) {
   for (const EngineInfo& e : engines())
     if (e.name == sc.engine) return e;
   throw InputError(fmt::format("{}: engine '{}' is not available", sc.file, sc.engine));
-}
-
-// The scenario's workload, which must run on its engine.
-const workload::WorkloadInfo& workload_info(const scenario::Scenario& sc, const EngineInfo& e) {
-  const workload::WorkloadInfo* w = workload::find_workload(sc.workload);
-  if (!w) throw InputError(fmt::format("{}: workload '{}' is not registered", sc.file, sc.workload));
-  if (!(w->engines & e.bit))
-    throw InputError(fmt::format("{}: engine.name: workload {} runs on the {} engine(s), not on {}", sc.file, w->name,
-                                 engine_mask_names(w->engines), e.name));
-  return *w;
 }
 
 // The `engine:` keys a scenario sets away from their defaults.
@@ -129,7 +118,6 @@ std::vector<std::string> preflight(const scenario::ScenarioSet& set) {
   std::vector<std::string> warnings;
   for (const scenario::Scenario& sc : set) {
     const EngineInfo& e = engine_info(sc);
-    workload_info(sc, e);
     try {
       mm::Memmap::check_fits(sc.machine.total_pages(), mm::HostMemory::probe());
       if (e.check) e.check(sc.machine, sc.engine_options, sc.file);
@@ -215,7 +203,8 @@ void collect_common(const mm::Machine& m, RunResult& r) {
 RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned repeat, const RunOptions& opt) {
   const scenario::Variant& v = sc.variants.at(variant_index);
   const EngineInfo* eng = &engine_info(sc);
-  const workload::WorkloadInfo* w = &workload_info(sc, *eng);
+  const workload::WorkloadInfo* w = workload::find_workload(sc.workload);
+  if (!w) throw InputError(fmt::format("{}: workload '{}' is not registered", sc.file, sc.workload));
   RunResult r;
   r.variant = v.name;
   r.engine = sc.engine;
