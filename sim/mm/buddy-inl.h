@@ -49,8 +49,9 @@ void Mm<E>::expand(Zone& zone, Page* page, unsigned low, unsigned high, unsigned
 }
 
 // __rmqueue_smallest: the first block of the smallest order >= `order` on `mt`'s lists.
+// 6.x fires mm_page_alloc_zone_locked here, for the list searched (5.17: in __rmqueue).
 template <Exec E>
-Page* Mm<E>::__rmqueue_smallest(Zone& zone, unsigned order, unsigned mt) {
+Page* Mm<E>::__rmqueue_smallest(Zone& zone, unsigned order, unsigned mt, bool traced) {
   for (unsigned o = order; o < MAX_ORDER; ++o) {
     PageList& list = zone.free_area[o].free_list[mt];
     touch(ex_, free_list_line(zone, o, mt), AccessKind::load, Site::__rmqueue_smallest);
@@ -59,6 +60,9 @@ Page* Mm<E>::__rmqueue_smallest(Zone& zone, unsigned order, unsigned mt) {
     del_page_from_free_list(page, zone, o);
     expand(zone, page, order, o, mt);
     set_pcppage_migratetype(page, mt);
+    if (cfg_.profile == Profile::v6_18 && traced)
+      trace(TracepointId::mm_page_alloc_zone_locked, page, order, static_cast<int>(mt),
+            pcp_allowed_order(cfg_, order) && mt < MIGRATE_PCPTYPES);
     return page;
   }
   return nullptr;
@@ -149,7 +153,7 @@ void Mm<E>::steal_suitable_fallback(Zone& zone, Page* page, unsigned alloc_flags
 
 // __rmqueue_fallback: steal from another migratetype, largest block first.
 template <Exec E>
-bool Mm<E>::__rmqueue_fallback(Zone& zone, int order, unsigned start_mt, unsigned alloc_flags) {
+bool Mm<E>::__rmqueue_fallback(Zone& zone, int order, unsigned start_mt, unsigned alloc_flags, bool* claimed) {
   const int min_order = (alloc_flags & ALLOC_NOFRAGMENT) ? static_cast<int>(pageblock_order) : order;
   bool can_steal = false;
   int fallback_mt = -1;
@@ -171,6 +175,9 @@ bool Mm<E>::__rmqueue_fallback(Zone& zone, int order, unsigned start_mt, unsigne
   Page* page = &zone.free_area[current_order].free_list[fallback_mt].front();
   touch(ex_, pline(page), AccessKind::load, Site::__rmqueue_fallback);
   steal_suitable_fallback(zone, page, alloc_flags, start_mt, can_steal);
+  // 6.x's try_to_claim_block hands a claimed block below pageblock order to
+  // __rmqueue_smallest, which traces it; larger claims and __rmqueue_steal do not.
+  if (claimed) *claimed = can_steal && current_order < static_cast<int>(pageblock_order);
   return true;
 }
 
@@ -178,12 +185,23 @@ bool Mm<E>::__rmqueue_fallback(Zone& zone, int order, unsigned start_mt, unsigne
 // kernel they would already be on the MOVABLE lists (docs/model.md).
 template <Exec E>
 Page* Mm<E>::__rmqueue(Zone& zone, unsigned order, unsigned mt, unsigned alloc_flags) {
+  Page* page = __rmqueue_blocks(zone, order, mt, alloc_flags);
+  // 5.17 fires mm_page_alloc_zone_locked for every block __rmqueue returns, steals included,
+  // with the requested migratetype; its percpu_refill field prints order == 0.
+  if (page && cfg_.profile == Profile::v5_17)
+    trace(TracepointId::mm_page_alloc_zone_locked, page, order, static_cast<int>(mt), order == 0);
+  return page;
+}
+
+template <Exec E>
+Page* Mm<E>::__rmqueue_blocks(Zone& zone, unsigned order, unsigned mt, unsigned alloc_flags) {
+  bool traced = true;
   for (;;) {
     if ((alloc_flags & ALLOC_CMA) &&
         zone.zone_page_state(NR_FREE_CMA_PAGES) > zone.zone_page_state(NR_FREE_PAGES) / 2) {
       if (Page* page = __rmqueue_smallest(zone, order, MIGRATE_CMA)) return page;
     }
-    if (Page* page = __rmqueue_smallest(zone, order, mt)) return page;
+    if (Page* page = __rmqueue_smallest(zone, order, mt, traced)) return page;
     if (alloc_flags & ALLOC_CMA) {
       if (Page* page = __rmqueue_smallest(zone, order, MIGRATE_CMA)) return page;
     }
@@ -191,7 +209,7 @@ Page* Mm<E>::__rmqueue(Zone& zone, unsigned order, unsigned mt, unsigned alloc_f
       count_event(zone, DEFERRED_GROW);
       continue;
     }
-    if (!__rmqueue_fallback(zone, static_cast<int>(order), mt, alloc_flags)) return nullptr;
+    if (!__rmqueue_fallback(zone, static_cast<int>(order), mt, alloc_flags, &traced)) return nullptr;
   }
 }
 

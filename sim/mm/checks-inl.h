@@ -31,8 +31,13 @@ inline const char* page_bad_reason(const Page* p, uint64_t flags) {
 }
 
 // The 5.17 config matrix (mm/page_alloc.c, #ifdef CONFIG_DEBUG_VM around check_pcp_refill).
-inline bool refill_check_enabled(const KernelConfig& c) { return !c.debug_vm || c.debug_pagealloc; }
-inline bool new_pcp_check_enabled(const KernelConfig& c) { return c.debug_vm || c.debug_pagealloc; }
+// 6.x checks no refill; it checks each allocation when check_pages_enabled, which DEBUG_VM and
+// debug_pagealloc turn on (init_on_alloc/free too in the kernel; not modelled).
+inline bool check_pages_enabled(const KernelConfig& c) { return c.debug_vm || c.debug_pagealloc; }
+inline bool refill_check_enabled(const KernelConfig& c) {
+  return c.profile == Profile::v5_17 && (!c.debug_vm || c.debug_pagealloc);
+}
+inline bool new_pcp_check_enabled(const KernelConfig& c) { return check_pages_enabled(c); }
 }  // namespace detail
 
 // bad_page: report (rate limited), reset _mapcount, taint. The caller leaks the block.
@@ -61,6 +66,7 @@ bool Mm<E>::check_new_page(Page* page) {
 // check_new_pages: every struct page of the block, stopping at the first bad one.
 template <Exec E>
 bool Mm<E>::check_new_pages(Page* page, unsigned order) {
+  if (cfg_.profile == Profile::v6_18 && !check_pages_enabled()) return false;  // 6.4: 8666925c4979
   const uint64_t n = uint64_t{1} << order;
   for (uint64_t i = 0; i < n; ++i) {
     if (check_new_page(page + i)) {
@@ -105,6 +111,11 @@ template <Exec E>
 bool Mm<E>::check_new_pcp(Page* page, unsigned order) {
   if (!detail::new_pcp_check_enabled(cfg_)) return false;
   return detail::pcp_check(*this, ex_, cfg_, page, order, Site::check_new_pcp);
+}
+
+template <Exec E>
+bool Mm<E>::check_pages_enabled() const {
+  return detail::check_pages_enabled(cfg_);
 }
 
 // post_alloc_hook: private = 0, refcount 1 (set_page_refcounted).
@@ -186,6 +197,7 @@ template <Exec E>
 bool Mm<E>::free_pages_prepare(Page* page, unsigned order, bool check_free) {
   if (PageTail(page)) throw ModelError(fmt::format("VM_BUG_ON_PAGE(PageTail(page)): freeing tail pfn {:#x}", m_.page_to_pfn(page)));
   touch(ex_, pline(page), AccessKind::rmw, Site::free_pages_prepare);
+  trace(TracepointId::mm_page_free, page, order);
   if (PageHWPoison(page) && order == 0) return false;
   int bad = 0;
   if (order) {
@@ -195,9 +207,10 @@ bool Mm<E>::free_pages_prepare(Page* page, unsigned order, bool check_free) {
                                    m_.page_to_pfn(page), page[1].tail.compound_order, order));
     if (compound) clear_page_flags(page + 1, bit(PG_double_map) | bit(PG_has_hwpoisoned));
     const uint64_t nr = uint64_t{1} << order;
+    const bool tail_checks = cfg_.profile == Profile::v5_17 || check_pages_enabled();  // 6.x: free_page_is_bad
     for (uint64_t i = 1; i < nr; ++i) {
       if (compound) bad += free_tail_pages_check(page, page + i);
-      if (check_free_page(page + i)) {
+      if (tail_checks && check_free_page(page + i)) {
         bad++;
         continue;
       }

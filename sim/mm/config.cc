@@ -7,7 +7,7 @@
 namespace pagesim::mm {
 
 const std::vector<std::string>& preset_names() {
-  static const std::vector<std::string> kNames = {"v5.17", "v5.17+eric", "v5.17+mel", "v5.18"};
+  static const std::vector<std::string> kNames = {"v5.17", "v5.17+eric", "v5.17+mel", "v5.18", "v6.18"};
   return kNames;
 }
 
@@ -16,6 +16,17 @@ std::optional<KernelConfig> preset_config(std::string_view name) {
   c.preset = std::string(name);
   const bool eric = name == "v5.17+eric" || name == "v5.18" || name == "v5.17+eric+mel";
   const bool mel = name == "v5.17+mel" || name == "v5.18" || name == "v5.17+eric+mel";
+  if (name == "v6.18") {
+    // 6.x: check_new_pages() after zone->lock on both paths, every subpage, and only when
+    // check_pages_enabled (debug_vm / debug_pagealloc here); the leak is subtracted.
+    c.profile = Profile::v6_18;
+    c.buddy_check = BuddyCheck::after_unlock;
+    c.leak_accounting = LeakAccounting::fixed;
+    c.pcp_check_scope = PcpCheckScope::all_subpages;
+    c.refill_check_after_unlock = true;
+    c.free_pcppages_bulk = FreeBulk::v5_18;
+    return c;
+  }
   if (!eric && !mel && name != "v5.17") return std::nullopt;
   if (name == "v5.17+eric+mel") c.preset = "v5.18";
   if (eric) {
@@ -43,6 +54,7 @@ constexpr EnumName<MelWalk> kMelWalk[] = {{MelWalk::normal, "normal"},
                                           {MelWalk::zero_cost, "zero_cost"},
                                           {MelWalk::outside_lock, "outside_lock"}};
 constexpr EnumName<FreeBulk> kFreeBulk[] = {{FreeBulk::v5_17, "v5.17"}, {FreeBulk::v5_18, "v5.18"}};
+constexpr EnumName<Profile> kProfile[] = {{Profile::v5_17, "v5.17"}, {Profile::v6_18, "v6.18"}};
 
 template <class T, size_t N>
 std::string set_enum(T& field, const EnumName<T> (&table)[N], std::string_view value, std::string_view knob) {
@@ -85,6 +97,7 @@ std::string set_u32(uint32_t& field, std::string_view value, std::string_view kn
 
 const std::vector<KnobInfo>& knob_infos() {
   static const std::vector<KnobInfo> kKnobs = {
+      {"profile", "v5.17|v6.18", "the pcp code that runs: 5.17's, or 6.18's (high auto-tuning, batch scaling, free_high, pcp spinlock)"},
       {"buddy_check", "under_lock|after_unlock", "check_new_pages() on the buddy path: under zone->lock (5.17) or after it (Eric, 3313204c8ad5)"},
       {"pcp_check_scope", "head|all_subpages", "check_pcp_refill/check_new_pcp: head page only (5.17) or every subpage (Mel, 77fe7f136a73)"},
       {"leak_accounting", "v5.17|fixed", "a bad block leaked on the buddy path stays in NR_FREE_PAGES (v5.17) or is subtracted (fixed)"},
@@ -103,11 +116,14 @@ const std::vector<KnobInfo>& knob_infos() {
       {"watermark_boost_factor", "0..", "vm.watermark_boost_factor"},
       {"min_free_kbytes", "auto or 128..", "vm.min_free_kbytes; auto derives it as the kernel does (plus khugepaged)"},
       {"khugepaged", "true|false", "khugepaged enabled: raises min_free_kbytes to its recommendation"},
+      {"pcp_batch_scale_max", "0..6", "v6.18: CONFIG_PCP_BATCH_SCALE_MAX, the batch scaling limit of refills and drains"},
+      {"pcp_free_high_batch", "true|false", "v6.18: PCPF_FREE_HIGH_BATCH (LLC slice > 3 batches): free_high keeps a batch on the pcp"},
   };
   return kKnobs;
 }
 
 std::string set_knob(KernelConfig& c, std::string_view name, std::string_view v) {
+  if (name == "profile") return set_enum(c.profile, kProfile, v, name);
   if (name == "buddy_check") return set_enum(c.buddy_check, kBuddyCheck, v, name);
   if (name == "pcp_check_scope") return set_enum(c.pcp_check_scope, kPcpScope, v, name);
   if (name == "leak_accounting") return set_enum(c.leak_accounting, kLeak, v, name);
@@ -140,11 +156,14 @@ std::string set_knob(KernelConfig& c, std::string_view name, std::string_view v)
     return err;
   }
   if (name == "khugepaged") return set_bool(c.khugepaged, v, name);
+  if (name == "pcp_batch_scale_max") return set_u32(c.pcp_batch_scale_max, v, name, 0, 6);
+  if (name == "pcp_free_high_batch") return set_bool(c.pcp_free_high_batch, v, name);
   return fmt::format("unknown knob '{}'", name);
 }
 
 std::string get_knob(const KernelConfig& c, std::string_view name) {
   auto b = [](bool x) { return std::string(x ? "true" : "false"); };
+  if (name == "profile") return enum_name(c.profile, kProfile);
   if (name == "buddy_check") return enum_name(c.buddy_check, kBuddyCheck);
   if (name == "pcp_check_scope") return enum_name(c.pcp_check_scope, kPcpScope);
   if (name == "leak_accounting") return enum_name(c.leak_accounting, kLeak);
@@ -163,6 +182,8 @@ std::string get_knob(const KernelConfig& c, std::string_view name) {
   if (name == "watermark_boost_factor") return std::to_string(c.watermark_boost_factor);
   if (name == "min_free_kbytes") return c.min_free_kbytes ? std::to_string(*c.min_free_kbytes) : "auto";
   if (name == "khugepaged") return b(c.khugepaged);
+  if (name == "pcp_batch_scale_max") return std::to_string(c.pcp_batch_scale_max);
+  if (name == "pcp_free_high_batch") return b(c.pcp_free_high_batch);
   return {};
 }
 

@@ -267,16 +267,34 @@ void Machine::setup_per_zone_lowmem_reserve() {
 }
 
 // zone_pcp_update -> zone_set_pageset_high_and_batch.
+// 6.x: high_min from the low watermark, high_max from managed/8 (auto-tuning), unless the
+// sysctl pins both; pageset_update leaves pcp->high to be clamped into them on first use.
 void Machine::zone_pcp_update(Zone& z, int cpu_online) {
   const int batch = std::max(1, zone_batchsize(z.managed_pages));
-  const int high = zone_highsize(z, batch, cpu_online, spec_.nodes[z.node].cpus, cfg_.percpu_pagelist_high_fraction);
-  if (z.pageset_high == high && z.pageset_batch == batch) return;
+  const unsigned cpus = spec_.nodes[z.node].cpus;
+  const uint32_t fraction = cfg_.percpu_pagelist_high_fraction;
+  const int high = zone_highsize(z, batch, cpu_online, cpus, fraction);
+  const bool v6 = cfg_.profile == Profile::v6_18;
+  const int high_max = v6 && !fraction ? zone_highsize(z, batch, cpu_online, cpus, 8) : high;
+  if (z.pageset_high == high && z.pageset_high_max == high_max && z.pageset_batch == batch) return;
   z.pageset_high = high;
+  z.pageset_high_max = high_max;
   z.pageset_batch = batch;
-  for (unsigned c = 0; c < nr_cpus_; ++c) {
-    WRITE_ONCE(z.pcp(c).batch, batch);
-    WRITE_ONCE(z.pcp(c).high, high);
+  for (unsigned c = 0; c < nr_cpus_; ++c) set_pageset(z.pcp(c), high, high_max, batch);
+}
+
+// pageset_update (5.17 writes high; 6.x writes high_min/high_max) and, for 6.x,
+// zone_pcp_update_cacheinfo's PCPF_FREE_HIGH_BATCH.
+void Machine::set_pageset(PerCpuPages& pcp, int high, int high_max, int batch) const {
+  WRITE_ONCE(pcp.batch, batch);
+  if (cfg_.profile == Profile::v5_17) {
+    WRITE_ONCE(pcp.high, high);
+    return;
   }
+  WRITE_ONCE(pcp.high_min, high);
+  WRITE_ONCE(pcp.high_max, high_max);
+  if (cfg_.pcp_free_high_batch) pcp.flags |= PCPF_FREE_HIGH_BATCH;
+  else pcp.flags &= static_cast<uint8_t>(~PCPF_FREE_HIGH_BATCH);
 }
 
 bool Machine::record_bad_page(pfn_t pfn, std::string reason, unsigned cpu) {

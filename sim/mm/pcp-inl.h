@@ -1,6 +1,8 @@
-// Per-cpu page lists: rmqueue_pcplist, rmqueue_bulk, free_unref_page, free_pcppages_bulk.
+// Per-cpu page lists: rmqueue_pcplist, rmqueue_bulk, free_unref_page, free_pcppages_bulk, and
+// the 6.x profile's nr_pcp_alloc, free_frozen_page_commit and decay_pcp_high.
 // Included only by sim/mm/instantiate_*.cc. The pcp of a CPU is touched only by that CPU,
-// with IRQs off (local_lock_irqsave in 5.17).
+// with IRQs off (local_lock_irqsave in 5.17). 6.x's pcp->lock is taken the same way: the
+// model has neither remote drains nor IRQ re-entry, the only ways its trylock fails.
 #pragma once
 
 #include <algorithm>
@@ -9,6 +11,11 @@
 #include "checks-inl.h"
 
 namespace pagesim::mm {
+
+namespace detail {
+// The kernel's clamp(): min(max(v, lo), hi), defined even when lo > hi.
+inline int kclamp(int v, int lo, int hi) { return std::min(std::max(v, lo), hi); }
+}  // namespace detail
 
 template <Exec E>
 void Mm<E>::leak_block(Zone& zone, Page*, unsigned order, bool still_counted_free) {
@@ -42,7 +49,11 @@ int Mm<E>::rmqueue_bulk(Zone& zone, unsigned order, unsigned long count, PageLis
   const bool check_after_unlock = cfg_.refill_check_after_unlock || cfg_.mel_walk == MelWalk::outside_lock;
   int allocated = 0;
   unsigned long i;
-  ex_.lock(zone.lock, Site::rmqueue_bulk);  // IRQs already off (local_lock_irqsave)
+  // 5.17: spin_lock, IRQs already off (local_lock_irqsave); 6.x: spin_lock_irqsave.
+  const bool v6 = cfg_.profile == Profile::v6_18;
+  IrqFlags irq{};
+  if (v6) irq = ex_.local_irq_save(Site::rmqueue_bulk);
+  ex_.lock(zone.lock, Site::rmqueue_bulk);
   count_event(zone, PCP_REFILL);
   for (i = 0; i < count; ++i) {
     Page* page = __rmqueue(zone, order, mt, alloc_flags);
@@ -60,6 +71,7 @@ int Mm<E>::rmqueue_bulk(Zone& zone, unsigned order, unsigned long count, PageLis
   count_event(zone, PCP_REFILL_BLOCKS, i);
   __mod_zone_page_state(zone, NR_FREE_PAGES, -static_cast<long>(i << order));
   ex_.unlock(zone.lock, Site::rmqueue_bulk);
+  if (v6) ex_.local_irq_restore(irq, Site::rmqueue_bulk);
   if (check_after_unlock) check_pcp_list_refill(zone, list, order, allocated);
   return allocated;
 }
@@ -74,7 +86,8 @@ Page* Mm<E>::__rmqueue_pcplist(Zone& zone, unsigned order, unsigned mt, unsigned
     touch(ex_, pcp_list_line(ex_.cpu(), cpu_node(), zone, pindex), AccessKind::load, Site::__rmqueue_pcplist);
     if (list.empty()) {
       int batch = READ_ONCE(pcp.batch);
-      if (batch > 1) batch = std::max(batch >> order, 2);
+      if (cfg_.profile == Profile::v6_18) batch = nr_pcp_alloc(pcp, zone, order);
+      else if (batch > 1) batch = std::max(batch >> order, 2);
       const int alloced = rmqueue_bulk(zone, order, static_cast<unsigned long>(batch), list, mt, alloc_flags);
       pcp.count += alloced << order;
       if (list.empty()) return nullptr;
@@ -91,18 +104,53 @@ Page* Mm<E>::__rmqueue_pcplist(Zone& zone, unsigned order, unsigned mt, unsigned
 // rmqueue_pcplist.
 template <Exec E>
 Page* Mm<E>::rmqueue_pcplist(Zone& preferred, Zone& zone, unsigned order, gfp_t, unsigned mt, unsigned alloc_flags) {
-  IrqFlags flags = ex_.local_irq_save(Site::rmqueue_pcplist);  // local_lock_irqsave(&pagesets.lock)
+  const bool v6 = cfg_.profile == Profile::v6_18;
+  // 5.17: local_lock_irqsave(&pagesets.lock); 6.x: pcp_spin_trylock.
+  IrqFlags flags = ex_.local_irq_save(Site::rmqueue_pcplist);
   PerCpuPages& pcp = zone.pcp(ex_.cpu());
   touch(ex_, pcp_meta_line(ex_.cpu(), cpu_node(), zone), AccessKind::rmw, Site::rmqueue_pcplist);
-  pcp.free_factor >>= 1;
-  const unsigned pindex = cfg_.high_order_pcp ? order_to_pindex(mt, order) : mt;
-  Page* page = __rmqueue_pcplist(zone, order, mt, alloc_flags, pcp, pcp.lists[pindex]);
+  if (v6)
+    pcp.free_count >>= 1;  // halved, not reset: a few allocations do not end a run of frees
+  else
+    pcp.free_factor >>= 1;
+  Page* page = __rmqueue_pcplist(zone, order, mt, alloc_flags, pcp, pcp.lists[pcp_pindex(mt, order)]);
   ex_.local_irq_restore(flags, Site::rmqueue_pcplist);
   if (page) {
-    count_event(zone, PGALLOC, 1);  // 5.17 quirk: 1, not 1 << order (fixed by 15cd90049d59)
+    count_event(zone, PGALLOC, v6 ? uint64_t{1} << order : 1);  // 5.17 quirk: 1 (fixed by 15cd90049d59)
     zone_statistics(preferred, zone, 1);
   }
   return page;
+}
+
+// order_to_pindex: 5.17 gives THP blocks one list per migratetype (12-14), 6.x two (12:
+// unmovable and reclaimable, 13: movable); without high_order_pcp, one list per migratetype.
+template <Exec E>
+unsigned Mm<E>::pcp_pindex(unsigned mt, unsigned order) const {
+  if (!cfg_.high_order_pcp) return mt;
+  if (cfg_.profile == Profile::v6_18 && order > PAGE_ALLOC_COSTLY_ORDER)
+    return MIGRATE_PCPTYPES * (PAGE_ALLOC_COSTLY_ORDER + 1) + (mt == MIGRATE_MOVABLE);
+  return order_to_pindex(mt, order);
+}
+
+// nr_pcp_alloc (6.x): the refill size. Each refill raises pcp->high by the batch it takes
+// (unless the zone is below its high watermark), and an order-0 refill doubles the next one
+// (alloc_factor) while the pcp has room; a free halves alloc_factor again.
+template <Exec E>
+int Mm<E>::nr_pcp_alloc(PerCpuPages& pcp, Zone& zone, unsigned order) {
+  const int base_batch = READ_ONCE(pcp.batch);
+  const int high_min = READ_ONCE(pcp.high_min), high_max = READ_ONCE(pcp.high_max);
+  int high = pcp.high = detail::kclamp(pcp.high, high_min, high_max);
+  if (high < base_batch) return 1;  // a disabled or boot pageset
+  int batch = order ? base_batch : base_batch << pcp.alloc_factor;
+  if (high_min != high_max && !(zone.flags.load(std::memory_order_relaxed) & (1ul << ZONE_BELOW_HIGH)))
+    high = pcp.high = std::min(high + batch, high_max);
+  if (!order) {
+    const int max_nr_alloc = std::max(high - pcp.count - base_batch, base_batch);
+    if (batch <= max_nr_alloc && pcp.alloc_factor < cfg_.pcp_batch_scale_max) pcp.alloc_factor++;
+    batch = std::min(batch, max_nr_alloc);
+  }
+  if (batch > 1) batch = std::max(batch >> order, 2);
+  return batch;
 }
 
 // nr_pcp_high / nr_pcp_free (5.14-5.18), with 5.18's free_high when that knob is on.
@@ -123,6 +171,42 @@ inline int nr_pcp_free(PerCpuPages& pcp, int high, int batch, bool free_high) {
   batch <<= pcp.free_factor;
   if (batch < max_nr_free) pcp.free_factor++;
   return std::clamp(batch, min_nr_free, max_nr_free);
+}
+
+// nr_pcp_high (6.x): the drain threshold, and pcp->high's tuning on the free side. free_high
+// drains at once and lowers high; a zone under reclaim or below its high watermark shrinks
+// high by the recent frees; otherwise a pcp that reaches high while freeing gets room for its
+// recent frees plus a batch, from the next free on.
+inline int nr_pcp_high_v6(PerCpuPages& pcp, const Zone& zone, int batch, bool free_high, unsigned scale_max) {
+  const int high_min = READ_ONCE(pcp.high_min), high_max = READ_ONCE(pcp.high_max);
+  const int high = pcp.high = kclamp(pcp.high, high_min, high_max);
+  if (!high) return 0;
+  if (free_high) {
+    pcp.high = std::max(high - (batch << scale_max), high_min);
+    return 0;
+  }
+  const unsigned long flags = zone.flags.load(std::memory_order_relaxed);
+  if (flags & (1ul << ZONE_RECLAIM_ACTIVE)) {
+    pcp.high = std::max(high - std::max<int>(pcp.free_count, batch), high_min);
+    return std::min(batch << 2, pcp.high);
+  }
+  if (high_min == high_max) return high;
+  if (flags & (1ul << ZONE_BELOW_HIGH)) {
+    pcp.high = std::max(high - std::max<int>(pcp.free_count, batch), high_min);
+    return std::max(pcp.count, high_min);
+  }
+  if (pcp.count >= high) {
+    const int need_high = pcp.free_count + batch;
+    if (pcp.high < need_high) pcp.high = kclamp(need_high, high_min, high_max);
+  }
+  return high;
+}
+
+// nr_pcp_free (6.x): drain what was recently freed, at least a batch, leaving at least one.
+inline int nr_pcp_free_v6(const PerCpuPages& pcp, int batch, int high, bool free_high, unsigned scale_max) {
+  if (free_high) return std::min(pcp.count, batch << scale_max);
+  if (high < batch) return 1;
+  return kclamp(pcp.free_count, batch, high - batch);
 }
 }  // namespace detail
 
@@ -147,9 +231,9 @@ void Mm<E>::free_unref_page_commit(Page* page, unsigned mt, unsigned order) {
 
 // free_unref_page: prepare with IRQs on, commit under local_lock_irqsave.
 template <Exec E>
-void Mm<E>::free_unref_page(Page* page, unsigned order) {
-  // free_pcp_prepare: DEBUG_VM or debug_pagealloc check the head here.
-  if (!free_pages_prepare(page, order, cfg_.debug_vm || cfg_.debug_pagealloc)) {
+void Mm<E>::free_unref_page(Page* page, unsigned order, bool batched) {
+  // free_pcp_prepare: DEBUG_VM or debug_pagealloc check the head here (6.x: check_pages_enabled).
+  if (!free_pages_prepare(page, order, check_pages_enabled())) {
     leak_block(m_.page_zone(page), page, order, false);
     return;
   }
@@ -163,9 +247,43 @@ void Mm<E>::free_unref_page(Page* page, unsigned order) {
     }
     mt = MIGRATE_MOVABLE;
   }
-  IrqFlags flags = ex_.local_irq_save(Site::free_unref_page);
-  free_unref_page_commit(page, mt, order);
+  IrqFlags flags = ex_.local_irq_save(Site::free_unref_page);  // 6.x: pcp_spin_trylock
+  if (batched) trace(TracepointId::mm_page_free_batched, page, 0);  // prints order=0 always
+  if (cfg_.profile == Profile::v6_18)
+    free_frozen_page_commit(m_.page_zone(page), m_.page_zone(page).pcp(ex_.cpu()), page, mt, order);
+  else
+    free_unref_page_commit(page, mt, order);
   ex_.local_irq_restore(flags, Site::free_unref_page);
+}
+
+// free_frozen_page_commit (6.x).
+template <Exec E>
+void Mm<E>::free_frozen_page_commit(Zone& zone, PerCpuPages& pcp, Page* page, unsigned mt, unsigned order) {
+  const unsigned scale_max = cfg_.pcp_batch_scale_max;
+  pcp.alloc_factor >>= 1;
+  count_event(zone, PGFREE, uint64_t{1} << order);
+  const unsigned pindex = pcp_pindex(mt, order);
+  pcp_list_add(pcp, zone, pindex, page, /*tail=*/false);
+  pcp.count += 1 << order;
+  touch(ex_, pcp_meta_line(ex_.cpu(), cpu_node(), zone), AccessKind::rmw, Site::free_frozen_page_commit);
+  const int batch = READ_ONCE(pcp.batch);
+  // free_high: a second order 1-3 free in a row, after a run of frees, drains at once so that
+  // a CPU freeing high-order pages does not hoard them (nor, with FREE_HIGH_BATCH, its last batch).
+  bool free_high = false;
+  if (order && order <= PAGE_ALLOC_COSTLY_ORDER) {
+    free_high = pcp.free_count >= batch + pcp.high_min / 2 && (pcp.flags & PCPF_PREV_FREE_HIGH_ORDER) &&
+                (!(pcp.flags & PCPF_FREE_HIGH_BATCH) || pcp.count >= batch);
+    pcp.flags |= PCPF_PREV_FREE_HIGH_ORDER;
+  } else if (pcp.flags & PCPF_PREV_FREE_HIGH_ORDER) {
+    pcp.flags &= static_cast<uint8_t>(~PCPF_PREV_FREE_HIGH_ORDER);
+  }
+  if (pcp.free_count < (batch << scale_max)) pcp.free_count = static_cast<short>(pcp.free_count + (1 << order));
+  const int high = detail::nr_pcp_high_v6(pcp, zone, batch, free_high, scale_max);
+  if (pcp.count < high) return;
+  free_pcppages_bulk(zone, detail::nr_pcp_free_v6(pcp, batch, high, free_high, scale_max), pcp, pindex);
+  if ((zone.flags.load(std::memory_order_relaxed) & (1ul << ZONE_BELOW_HIGH)) &&
+      __zone_watermark_ok(zone, 0, zone.high_wmark_pages(), ZONE_MOVABLE, 0, zone.zone_page_state(NR_FREE_PAGES)))
+    zone.flags.fetch_and(~(1ul << ZONE_BELOW_HIGH), std::memory_order_relaxed);
 }
 
 // free_pcppages_bulk: 5.17 (two phases, round robin from list 1, prefetch of order-0 buddies)
@@ -173,7 +291,8 @@ void Mm<E>::free_unref_page(Page* page, unsigned order) {
 template <Exec E>
 void Mm<E>::free_pcppages_bulk(Zone& zone, int count, PerCpuPages& pcp, unsigned just_freed_pindex) {
   // bulkfree_pcp_prepare: the head check runs unless DEBUG_VM without debug_pagealloc.
-  const bool bulk_check = !cfg_.debug_vm || cfg_.debug_pagealloc;
+  const bool v6 = cfg_.profile == Profile::v6_18;
+  const bool bulk_check = !v6 && (!cfg_.debug_vm || cfg_.debug_pagealloc);  // 6.x checks at free time
   count = std::min(pcp.count, count);
   count_event(zone, PCP_DRAIN);
   count_event(zone, PCP_DRAIN_PAGES, static_cast<uint64_t>(count));
@@ -194,7 +313,7 @@ void Mm<E>::free_pcppages_bulk(Zone& zone, int count, PerCpuPages& pcp, unsigned
     return false;
   };
 
-  if (cfg_.free_pcppages_bulk == FreeBulk::v5_18) {
+  if (v6 || cfg_.free_pcppages_bulk == FreeBulk::v5_18) {
     int min_pindex = 0, max_pindex = NR_PCP_LISTS - 1;
     int pindex = static_cast<int>(just_freed_pindex) - 1;
     ex_.lock(zone.lock, Site::free_pcppages_bulk);
@@ -209,11 +328,14 @@ void Mm<E>::free_pcppages_bulk(Zone& zone, int count, PerCpuPages& pcp, unsigned
       const int nr_pages = 1 << order;
       do {
         Page* page = take_last(static_cast<unsigned>(pindex));
-        const unsigned mt = get_pcppage_migratetype(page);
+        const pfn_t pfn = m_.page_to_pfn(page);
+        // 6.x frees to the pageblock's current type; 5.18 to the one noted at free time.
+        const unsigned mt = v6 ? m_.get_pageblock_migratetype(pfn) : get_pcppage_migratetype(page);
         count -= nr_pages;
         pcp.count -= nr_pages;
         if (bad(page, order)) continue;
-        __free_one_page(page, m_.page_to_pfn(page), zone, order, mt, FPI_NONE);
+        __free_one_page(page, pfn, zone, order, mt, FPI_NONE);
+        trace(TracepointId::mm_page_pcpu_drain, page, order, static_cast<int>(mt));
       } while (count > 0 && !pcp.lists[pindex].empty());
     }
     ex_.unlock(zone.lock, Site::free_pcppages_bulk);
@@ -256,17 +378,44 @@ void Mm<E>::free_pcppages_bulk(Zone& zone, int count, PerCpuPages& pcp, unsigned
     const unsigned mt = static_cast<unsigned>(page->index >> 8);
     const unsigned order = static_cast<unsigned>(page->index & 0xff);
     __free_one_page(page, m_.page_to_pfn(page), zone, order, mt, FPI_NONE);
+    trace(TracepointId::mm_page_pcpu_drain, page, order, static_cast<int>(mt));
   }
   ex_.unlock(zone.lock, Site::free_pcppages_bulk);
 }
 
 // drain_pages_zone: this CPU only (5.17: remote pcps are drained by work on their own CPU).
+// 6.x drains in chunks of batch << CONFIG_PCP_BATCH_SCALE_MAX, retaking the pcp lock each time.
 template <Exec E>
 void Mm<E>::drain_pages_zone(Zone& zone) {
-  IrqFlags flags = ex_.local_irq_save(Site::drain_pages_zone);
   PerCpuPages& pcp = zone.pcp(ex_.cpu());
-  if (pcp.count) free_pcppages_bulk(zone, pcp.count, pcp, 0);
-  ex_.local_irq_restore(flags, Site::drain_pages_zone);
+  const int chunk = cfg_.profile == Profile::v6_18 ? READ_ONCE(pcp.batch) << cfg_.pcp_batch_scale_max : INT32_MAX;
+  do {
+    IrqFlags flags = ex_.local_irq_save(Site::drain_pages_zone);
+    if (pcp.count) free_pcppages_bulk(zone, std::min(pcp.count, chunk), pcp, 0);
+    ex_.local_irq_restore(flags, Site::drain_pages_zone);
+  } while (pcp.count > 0);
+}
+
+// decay_pcp_high (6.18: one free_pcppages_bulk for the excess; 6.18.7 splits it into batches
+// of the same total). Never drains more than batch << scale_max pages in one call.
+template <Exec E>
+bool Mm<E>::decay_pcp_high(Zone& zone) {
+  if (cfg_.profile != Profile::v6_18) return false;
+  IrqFlags flags = ex_.local_irq_save(Site::decay_pcp_high);  // pcp_spin_lock_maybe_irqsave
+  PerCpuPages& pcp = zone.pcp(ex_.cpu());
+  touch(ex_, pcp_meta_line(ex_.cpu(), cpu_node(), zone), AccessKind::rmw, Site::decay_pcp_high);
+  const int high_min = READ_ONCE(pcp.high_min), batch = READ_ONCE(pcp.batch);
+  bool todo = false;
+  if (pcp.high > high_min) {
+    pcp.high = std::max({pcp.count - (batch << cfg_.pcp_batch_scale_max), pcp.high - (pcp.high >> 3), high_min});
+    if (pcp.high > high_min) todo = true;
+  }
+  if (const int to_drain = pcp.count - pcp.high; to_drain > 0) {
+    free_pcppages_bulk(zone, to_drain, pcp, 0);
+    todo = true;
+  }
+  ex_.local_irq_restore(flags, Site::decay_pcp_high);
+  return todo;
 }
 
 template <Exec E>

@@ -19,55 +19,73 @@ void Mm<E>::zone_statistics(Zone& preferred, Zone& z, long nr) {
   count_event(z, z.node == ex_.node() ? NUMA_LOCAL : NUMA_OTHER, n);
 }
 
-// rmqueue (v5.17, and 3313204c8ad5 when buddy_check is after_unlock).
+// rmqueue_buddy: one block under zone->lock, checked under it (5.17) or after it (3313204c8ad5
+// and 6.x). 5.17 inlines this in rmqueue; 6.x also comes here when the pcp path fails.
 template <Exec E>
-Page* Mm<E>::rmqueue(Zone& preferred, Zone& zone, unsigned order, gfp_t gfp, unsigned alloc_flags, unsigned mt) {
+Page* Mm<E>::rmqueue_buddy(Zone& preferred, Zone& zone, unsigned order, unsigned alloc_flags, unsigned mt) {
+  const long nr = long{1} << order;
+  // 5.17 traces a HIGHATOMIC block here; 6.x traces it in __rmqueue_smallest.
+  auto highatomic = [&]() -> Page* {
+    if (!(order > 0 && (alloc_flags & ALLOC_HARDER))) return nullptr;
+    Page* page = __rmqueue_smallest(zone, order, MIGRATE_HIGHATOMIC);
+    if (page && cfg_.profile == Profile::v5_17)
+      trace(TracepointId::mm_page_alloc_zone_locked, page, order, static_cast<int>(mt), order == 0);
+    return page;
+  };
   Page* page = nullptr;
-  if (pcp_allowed_order(cfg_, order) && ((alloc_flags & ALLOC_CMA) || mt != MIGRATE_MOVABLE)) {
-    page = rmqueue_pcplist(preferred, zone, order, gfp, mt, alloc_flags);
-  } else {
-    const long nr = long{1} << order;
-    if (cfg_.buddy_check == BuddyCheck::under_lock) {
-      IrqFlags f = spin_lock_irqsave(zone.lock, Site::rmqueue);
-      for (;;) {
-        page = nullptr;
-        if (order > 0 && (alloc_flags & ALLOC_HARDER)) page = __rmqueue_smallest(zone, order, MIGRATE_HIGHATOMIC);
-        if (!page) page = __rmqueue(zone, order, mt, alloc_flags);
-        if (!page || !check_new_pages(page, order)) break;
-        // A bad block: already off the free list, abandoned. 5.17 never subtracts it.
-        if (cfg_.leak_accounting == LeakAccounting::fixed) {
-          __mod_zone_freepage_state(zone, -nr, get_pcppage_migratetype(page));
-          leak_block(zone, page, order, false);
-        } else {
-          leak_block(zone, page, order, true);
-        }
+  if (cfg_.buddy_check == BuddyCheck::under_lock) {
+    IrqFlags f = spin_lock_irqsave(zone.lock, Site::rmqueue);
+    for (;;) {
+      page = highatomic();
+      if (!page) page = __rmqueue(zone, order, mt, alloc_flags);
+      if (!page || !check_new_pages(page, order)) break;
+      // A bad block: already off the free list, abandoned. 5.17 never subtracts it.
+      if (cfg_.leak_accounting == LeakAccounting::fixed) {
+        __mod_zone_freepage_state(zone, -nr, get_pcppage_migratetype(page));
+        leak_block(zone, page, order, false);
+      } else {
+        leak_block(zone, page, order, true);
       }
+    }
+    if (!page) {
+      spin_unlock_irqrestore(zone.lock, f, Site::rmqueue);
+      return nullptr;
+    }
+    __mod_zone_freepage_state(zone, -nr, get_pcppage_migratetype(page));
+    spin_unlock_irqrestore(zone.lock, f, Site::rmqueue);
+  } else {
+    // Eric: subtract under the lock, check after it is dropped, retry on a bad block.
+    for (;;) {
+      IrqFlags f = spin_lock_irqsave(zone.lock, Site::rmqueue);
+      page = highatomic();
+      if (!page) page = __rmqueue(zone, order, mt, alloc_flags);
       if (!page) {
         spin_unlock_irqrestore(zone.lock, f, Site::rmqueue);
         return nullptr;
       }
       __mod_zone_freepage_state(zone, -nr, get_pcppage_migratetype(page));
       spin_unlock_irqrestore(zone.lock, f, Site::rmqueue);
-    } else {
-      // Eric: subtract under the lock, check after it is dropped, retry on a bad block.
-      for (;;) {
-        IrqFlags f = spin_lock_irqsave(zone.lock, Site::rmqueue);
-        page = nullptr;
-        if (order > 0 && (alloc_flags & ALLOC_HARDER)) page = __rmqueue_smallest(zone, order, MIGRATE_HIGHATOMIC);
-        if (!page) page = __rmqueue(zone, order, mt, alloc_flags);
-        if (!page) {
-          spin_unlock_irqrestore(zone.lock, f, Site::rmqueue);
-          return nullptr;
-        }
-        __mod_zone_freepage_state(zone, -nr, get_pcppage_migratetype(page));
-        spin_unlock_irqrestore(zone.lock, f, Site::rmqueue);
-        if (!check_new_pages(page, order)) break;
-        leak_block(zone, page, order, false);  // already subtracted above
-      }
+      if (!check_new_pages(page, order)) break;
+      leak_block(zone, page, order, false);  // already subtracted above
     }
-    count_event(zone, PGALLOC, static_cast<uint64_t>(nr));
-    count_event(zone, BUDDY_ALLOC);
-    zone_statistics(preferred, zone, 1);
+  }
+  count_event(zone, PGALLOC, static_cast<uint64_t>(nr));
+  count_event(zone, BUDDY_ALLOC);
+  zone_statistics(preferred, zone, 1);
+  return page;
+}
+
+// rmqueue. 5.17 keeps MOVABLE requests without ALLOC_CMA off the pcp (CONFIG_CMA) and returns
+// the pcp path's NULL; 6.x retries a failed pcp path in rmqueue_buddy.
+template <Exec E>
+Page* Mm<E>::rmqueue(Zone& preferred, Zone& zone, unsigned order, gfp_t gfp, unsigned alloc_flags, unsigned mt) {
+  const bool v6 = cfg_.profile == Profile::v6_18;
+  Page* page = nullptr;
+  if (pcp_allowed_order(cfg_, order) && (v6 || (alloc_flags & ALLOC_CMA) || mt != MIGRATE_MOVABLE)) {
+    page = rmqueue_pcplist(preferred, zone, order, gfp, mt, alloc_flags);
+    if (!page && v6) page = rmqueue_buddy(preferred, zone, order, alloc_flags, mt);
+  } else {
+    page = rmqueue_buddy(preferred, zone, order, alloc_flags, mt);
   }
   if (page && (zone.flags.load(std::memory_order_relaxed) & (1ul << ZONE_BOOSTED_WATERMARK))) {
     zone.flags.fetch_and(~(1ul << ZONE_BOOSTED_WATERMARK), std::memory_order_relaxed);
@@ -149,6 +167,10 @@ Page* Mm<E>::get_page_from_freelist(gfp_t gfp, unsigned order, unsigned alloc_fl
         restarted = true;
         break;
       }
+      // 6.x: note a zone below its high watermark, so that the free path shrinks pcp->high.
+      if (cfg_.profile == Profile::v6_18 && !(zone->flags.load(std::memory_order_relaxed) & (1ul << ZONE_BELOW_HIGH)) &&
+          !zone_watermark_fast(*zone, order, zone->high_wmark_pages(), highest_zoneidx, alloc_flags, gfp))
+        zone->flags.fetch_or(1ul << ZONE_BELOW_HIGH, std::memory_order_relaxed);
       const unsigned long mark = zone->_watermark[alloc_flags & ALLOC_WMARK_MASK] + READ_ONCE(zone->watermark_boost);
       if (!zone_watermark_fast(*zone, order, mark, highest_zoneidx, alloc_flags, gfp) &&
           !(alloc_flags & ALLOC_NO_WATERMARKS))
@@ -200,6 +222,7 @@ Page* Mm<E>::__alloc_pages(gfp_t gfp, unsigned order, int preferred_nid, const N
     page = get_page_from_freelist(gfp, order, slow_flags, *preferred, highest, nodemask, mt);
   }
   if (!page) count_event(*preferred, ALLOC_FAIL);
+  trace(TracepointId::mm_page_alloc, page, order, static_cast<int>(mt), false, gfp);
   return page;
 }
 
@@ -207,7 +230,8 @@ Page* Mm<E>::__alloc_pages(gfp_t gfp, unsigned order, int preferred_nid, const N
 template <Exec E>
 void Mm<E>::__free_pages_ok(Page* page, unsigned order, fpi_t fpi) {
   Zone& zone = m_.page_zone(page);
-  if (!free_pages_prepare(page, order, true)) {
+  // 5.17 always checks a block freed to buddy; 6.x only with check_pages_enabled.
+  if (!free_pages_prepare(page, order, cfg_.profile == Profile::v5_17 || check_pages_enabled())) {
     leak_block(zone, page, order, false);
     return;
   }
@@ -220,6 +244,28 @@ void Mm<E>::__free_pages_ok(Page* page, unsigned order, fpi_t fpi) {
 // __free_pages -> put_page_testzero -> free_the_page.
 template <Exec E>
 void Mm<E>::__free_pages(Page* page, unsigned order) {
+  if (put_page_testzero(page, order)) free_the_page(page, order, false);
+}
+
+template <Exec E>
+void Mm<E>::free_unref_folio(Page* page, unsigned order) {
+  if (put_page_testzero(page, order)) free_the_page(page, order, true);
+}
+
+// free_the_page: the pcp for the orders it takes, buddy for the rest.
+template <Exec E>
+void Mm<E>::free_the_page(Page* page, unsigned order, bool batched) {
+  acct(m_.page_zone(page)).allocated -= long{1} << order;
+  if (pcp_allowed_order(cfg_, order))
+    free_unref_page(page, order, batched);
+  else
+    __free_pages_ok(page, order, FPI_NONE);
+}
+
+// put_page_testzero, after the checks the kernel would BUG on. True when this was the last
+// reference.
+template <Exec E>
+bool Mm<E>::put_page_testzero(Page* page, unsigned order) {
   if (!m_.memmap().contains(page) || page_to_nid(page) >= m_.nr_nodes() ||
       !m_.page_zone(page).zone_spans_pfn(m_.page_to_pfn(page)))
     throw ModelError("__free_pages: the page is outside every zone");
@@ -232,12 +278,7 @@ void Mm<E>::__free_pages(Page* page, unsigned order) {
     throw ModelError(fmt::format("VM_BUG_ON_PAGE(page_ref_count(page) == 0): pfn {:#x} freed with refcount {} (double free?)", pfn, ref));
   touch(ex_, pline(page), AccessKind::rmw, Site::free_unref_page);
   set_page_count(page, ref - 1);
-  if (ref - 1 != 0) return;
-  acct(m_.page_zone(page)).allocated -= long{1} << order;
-  if (pcp_allowed_order(cfg_, order))
-    free_unref_page(page, order);
-  else
-    __free_pages_ok(page, order, FPI_NONE);
+  return ref - 1 == 0;
 }
 
 }  // namespace pagesim::mm

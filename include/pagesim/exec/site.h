@@ -48,7 +48,9 @@ namespace pagesim {
   X(return_unused_surplus_pages, "return_unused_surplus_pages")                       \
   X(clear_huge_page, "clear_huge_page")                                               \
   X(artificial_hold, "artificial_hold")                                               \
-  X(workload, "workload")
+  X(workload, "workload")                                                             \
+  X(free_frozen_page_commit, "free_frozen_page_commit")                               \
+  X(decay_pcp_high, "decay_pcp_high")
 
 enum class Site : uint16_t {
 #define PAGESIM_SITE_ENUM(id, name) id,

@@ -6,6 +6,9 @@
 //   v5.17+eric   3313204c8ad5: the buddy-path check after the unlock; leak accounting fixed.
 //   v5.17+mel    77fe7f136a73: pcp refill/allocation checks cover every subpage.
 //   v5.18        both (alias v5.17+eric+mel); 5.18's other changes are separate knobs.
+//   v6.18        the 6.x pcp profile (docs/model.md, "The v6.18 profile"): pcp->high tuned
+//                between high_min and high_max, batch scaling, free_high, the pcp spinlock,
+//                checks after the lock and only with check_pages_enabled.
 #pragma once
 
 #include <cstdint>
@@ -22,9 +25,12 @@ enum class LeakAccounting : uint8_t { v5_17_bug, fixed };
 // Ablations of Mel's subpage walk (docs/model.md, "Checks and bad pages").
 enum class MelWalk : uint8_t { normal, zero_cost, outside_lock };
 enum class FreeBulk : uint8_t { v5_17, v5_18 };
+// Which kernel's pcp code runs: 5.17's, or 6.18's (the 6.7 auto-tuning series and later).
+enum class Profile : uint8_t { v5_17, v6_18 };
 
 struct KernelConfig {
   std::string preset = "v5.17";
+  Profile profile = Profile::v5_17;
   BuddyCheck buddy_check = BuddyCheck::under_lock;
   PcpCheckScope pcp_check_scope = PcpCheckScope::head;
   LeakAccounting leak_accounting = LeakAccounting::v5_17_bug;
@@ -44,6 +50,9 @@ struct KernelConfig {
   std::optional<uint64_t> min_free_kbytes;  // unset: calculate_min_free_kbytes + khugepaged
   bool khugepaged = true;                   // THP "always"/"madvise": recommended min_free_kbytes
   uint32_t bad_page_ratelimit_burst = 60;   // bad_page(): 60 reports per 60 s
+  // v6.18 profile only.
+  uint32_t pcp_batch_scale_max = 5;         // CONFIG_PCP_BATCH_SCALE_MAX (mm/Kconfig default)
+  bool pcp_free_high_batch = true;          // PCPF_FREE_HIGH_BATCH: LLC slice > 3 * batch pages
 };
 
 // The named presets, in display order.

@@ -18,6 +18,7 @@
 #include "pagesim/mm/hstate.h"
 #include "pagesim/mm/machine_spec.h"
 #include "pagesim/mm/memmap.h"
+#include "pagesim/mm/tracepoint.h"
 #include "pagesim/mm/zone.h"
 
 namespace pagesim::mm {
@@ -99,6 +100,14 @@ class Machine {
 
   // Recomputes watermarks and pcp high/batch (setup_per_zone_wmarks -> zone_pcp_update).
   void setup_per_zone_wmarks();
+  // One CPU's pageset as pageset_update writes it: 5.17 sets high; 6.x sets high_min and
+  // high_max. A replay uses it to give the pcp the values a real zoneinfo shows.
+  void set_pageset(PerCpuPages& pcp, int high, int high_max, int batch) const;
+
+  // The kmem tracepoints' sink (mm/tracepoint.h): nullptr, the default, is tracing off. Set it
+  // before any CPU runs the model, as tracefs is enabled before the workload starts.
+  TraceSink* tracer() const { return tracer_; }
+  void set_tracer(TraceSink* sink) { tracer_ = sink; }
 
  private:
   void build_nodes();
@@ -120,6 +129,7 @@ class Machine {
   std::unique_ptr<std::atomic<uint8_t>[]> pageblock_mt_;
   uint64_t min_free_kbytes_ = 0;
   Hstate hstate_;
+  TraceSink* tracer_ = nullptr;
 
   mutable absl::Mutex bad_mu_;
   std::vector<BadPageReport> bad_reports_ ABSL_GUARDED_BY(bad_mu_);

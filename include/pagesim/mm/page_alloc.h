@@ -70,6 +70,9 @@ class Mm {
   // __free_pages. Throws ModelError on misuse the kernel would BUG on (refcount already 0,
   // a tail page, a compound page freed with the wrong order, a page outside every zone).
   void __free_pages(Page* page, unsigned order);
+  // One page of a folio batch (folios_put_refs -> free_unref_folios): the last reference
+  // dropped, then the batched free path. Orders the pcp does not take go to buddy.
+  void free_unref_folio(Page* page, unsigned order);
   // drain_local_pages(zone): flush this CPU's pcp lists of `zone` (all zones if null).
   void drain_local_pages(Zone* zone = nullptr);
 
@@ -81,8 +84,10 @@ class Mm {
   Page* __rmqueue_pcplist(Zone& zone, unsigned order, unsigned mt, unsigned alloc_flags, PerCpuPages& pcp, PageList& list);
   int rmqueue_bulk(Zone& zone, unsigned order, unsigned long count, PageList& list, unsigned mt, unsigned alloc_flags);
   Page* __rmqueue(Zone& zone, unsigned order, unsigned mt, unsigned alloc_flags);
-  Page* __rmqueue_smallest(Zone& zone, unsigned order, unsigned mt);
-  bool __rmqueue_fallback(Zone& zone, int order, unsigned start_mt, unsigned alloc_flags);
+  // traced = false: a block the 6.x fallback takes without a zone_locked event.
+  Page* __rmqueue_smallest(Zone& zone, unsigned order, unsigned mt, bool traced = true);
+  // *claimed (optional): whether 6.x would have claimed the block below pageblock order.
+  bool __rmqueue_fallback(Zone& zone, int order, unsigned start_mt, unsigned alloc_flags, bool* claimed = nullptr);
   bool zone_watermark_fast(Zone& z, unsigned order, unsigned long mark, zone_type highest_zoneidx,
                            unsigned alloc_flags, gfp_t gfp);
   bool __zone_watermark_ok(Zone& z, unsigned order, unsigned long mark, zone_type highest_zoneidx,
@@ -98,13 +103,18 @@ class Mm {
   bool free_pages_prepare(Page* page, unsigned order, bool check_free);  // false = leaked
 
   // --- free internals ---
-  void free_unref_page(Page* page, unsigned order);
+  // batched: the page comes from a folio batch (5.17 free_unref_page_list, 6.x
+  // free_unref_folios), which fires mm_page_free_batched before the pcp commit.
+  void free_unref_page(Page* page, unsigned order, bool batched = false);
   void free_unref_page_commit(Page* page, unsigned mt, unsigned order);
   void free_pcppages_bulk(Zone& zone, int count, PerCpuPages& pcp, unsigned pindex);
   void __free_one_page(Page* page, pfn_t pfn, Zone& zone, unsigned order, unsigned mt, fpi_t fpi);
   void free_one_page(Zone& zone, Page* page, pfn_t pfn, unsigned order, unsigned mt, fpi_t fpi);
   void __free_pages_ok(Page* page, unsigned order, fpi_t fpi);
   void drain_pages_zone(Zone& zone);
+  // decay_pcp_high (6.x, from vmstat_update about once a second): lowers this CPU's pcp->high
+  // by an eighth toward high_min and drains what is above it. Returns whether work remains.
+  bool decay_pcp_high(Zone& zone);
 
   // --- vmstat ---
   void __mod_zone_page_state(Zone& z, zone_stat_item item, long delta);
@@ -127,6 +137,14 @@ class Mm {
   int move_freepages_block(Zone& zone, Page* page, unsigned mt, int* num_movable);
   bool boost_watermark(Zone& zone);
   void zone_statistics(Zone& preferred, Zone& z, long nr);
+  bool put_page_testzero(Page* page, unsigned order);
+  void free_the_page(Page* page, unsigned order, bool batched);
+  Page* __rmqueue_blocks(Zone& zone, unsigned order, unsigned mt, unsigned alloc_flags);
+  Page* rmqueue_buddy(Zone& preferred, Zone& zone, unsigned order, unsigned alloc_flags, unsigned mt);
+  int nr_pcp_alloc(PerCpuPages& pcp, Zone& zone, unsigned order);
+  void free_frozen_page_commit(Zone& zone, PerCpuPages& pcp, Page* page, unsigned mt, unsigned order);
+  bool check_pages_enabled() const;
+  unsigned pcp_pindex(unsigned mt, unsigned order) const;
   void check_pcp_list_refill(Zone& zone, PageList& list, unsigned order, int& allocated);
   void leak_block(Zone& zone, Page* page, unsigned order, bool still_counted_free);
   void post_alloc_hook(Page* page, unsigned order);
@@ -138,6 +156,13 @@ class Mm {
   void touch_list_neighbours(Page* page, AccessKind kind, Site site);
   IrqFlags spin_lock_irqsave(spinlock_t& lock, Site site);
   void spin_unlock_irqrestore(spinlock_t& lock, IrqFlags flags, Site site);
+
+  // trace_mm_page_*: one event to the Machine's sink, when tracing is on.
+  void trace(TracepointId id, const Page* page, unsigned order, int mt = -1, bool percpu_refill = false, gfp_t gfp = 0) {
+    if (TraceSink* sink = m_.tracer(); sink) [[unlikely]]
+      sink->emit(Tracepoint{id, ex_.cpu(), page ? m_.page_to_pfn(page) : kNoPfn, static_cast<uint8_t>(order),
+                            static_cast<int8_t>(mt), percpu_refill, gfp});
+  }
 
   Line pline(const Page* p) const { return m_.page_line(p); }
   unsigned cpu_node() const { return ex_.node(); }

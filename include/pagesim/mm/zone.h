@@ -29,12 +29,21 @@ struct FreeArea {  // struct free_area
   unsigned long nr_blocks[MIGRATE_TYPES] = {};
 };
 
-struct PerCpuPages {  // struct per_cpu_pages (5.14-5.18)
+// PCPF_* (6.x pcp->flags).
+inline constexpr uint8_t PCPF_PREV_FREE_HIGH_ORDER = 1u << 0;  // the last free was of order 1-3
+inline constexpr uint8_t PCPF_FREE_HIGH_BATCH = 1u << 1;       // free_high keeps a batch on the pcp
+
+struct PerCpuPages {  // struct per_cpu_pages: 5.14-5.18, plus the 6.x fields
   int count = 0;      // base pages on all lists
-  int high = 0;       // BOOT_PAGESET_HIGH
+  int high = 0;       // BOOT_PAGESET_HIGH; 6.x: tuned within [high_min, high_max]
   int batch = 1;      // BOOT_PAGESET_BATCH
-  short free_factor = 0;
+  short free_factor = 0;  // 5.17: drain batch scaling (nr_pcp_free)
   short expire = 0;
+  // 6.x (v6.18 profile).
+  int high_min = 0, high_max = 0;
+  uint8_t flags = 0;         // PCPF_*
+  uint8_t alloc_factor = 0;  // refill batch scaling (nr_pcp_alloc)
+  short free_count = 0;      // pages freed since the last allocations halved it
   PageList lists[NR_PCP_LISTS];
 };
 
@@ -53,7 +62,7 @@ struct alignas(128) ZoneCpu {  // one CPU's share of a zone, apart from other CP
   uint64_t events[NR_VM_EVENT_ITEMS] = {};  // __count_zid_vm_events, zone_statistics
 };
 
-enum zone_flags : unsigned { ZONE_BOOSTED_WATERMARK = 0, ZONE_RECLAIM_ACTIVE = 1 };
+enum zone_flags : unsigned { ZONE_BOOSTED_WATERMARK = 0, ZONE_RECLAIM_ACTIVE = 1, ZONE_BELOW_HIGH = 2 };
 
 struct Zone {
   // --- read-mostly ---
@@ -69,7 +78,8 @@ struct Zone {
   uint64_t spanned_pages = 0;
   uint64_t present_pages = 0;
   uint64_t managed_pages = 0;
-  int pageset_high = 0;
+  int pageset_high = 0;      // 5.17's high; 6.x's high_min
+  int pageset_high_max = 0;  // 6.x
   int pageset_batch = 0;
   std::unique_ptr<ZoneCpu[]> cpu;  // [nr_cpus]
   unsigned nr_cpus = 0;
