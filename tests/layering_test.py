@@ -12,8 +12,8 @@ import re
 import sys
 
 # Bottom to top. "engine/<name>" folders rank above "engine" (what the engines share).
-LAYERS = ["", "config", "exec", "mm", "cache", "vt", "result", "engine", "engine/*", "workload", "scenario", "run",
-          "report", "tools"]
+LAYERS = ["", "config", "exec", "mm", "trace", "cache", "vt", "result", "engine", "engine/*", "workload", "scenario", "run",
+          "replay", "report", "tools"]
 ENGINES = {"uniprocessor", "native", "virtual"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

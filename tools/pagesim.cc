@@ -83,6 +83,19 @@ int main(int argc, char** argv) {
   slurm->add_option("--cpus-per-task", sa.cpus_per_task, "CPUs per array element (default 1)")->check(CLI::Range(1u, 4096u));
   slurm->add_option("--pagesim", sa.pagesim, "the pagesim binary the jobs run (default: this one)");
 
+  cli::ReplayArgs rpa;
+  auto* replay = app.add_subcommand("replay", with_example("Replay a kernel kmem trace (ftrace text, .xz too) through the model and compare its refills and drains with the kernel's.",
+                                                           "pagesim replay dev_mixed.trace.xz --zoneinfo zoneinfo.txt --json fidelity.json --plot plots"));
+  replay->add_option("trace", rpa.trace, "trace file: mm_page_alloc, mm_page_free(_batched), mm_page_alloc_zone_locked, mm_page_pcpu_drain")->required();
+  replay->add_option("--zoneinfo", rpa.zoneinfo, "/proc/zoneinfo captured with the trace: zone size, watermarks, pagesets");
+  replay->add_option("--profile", rpa.profiles, "a preset to replay under (repeatable; default: v6.18 and v5.17)")->allow_extra_args(false);
+  replay->add_option("--anchor", rpa.anchor, "where the zoneinfo's pcp counts stand: auto, start, end or min (default auto)");
+  replay->add_option("--cpu", rpa.cpu, "the CPU whose pcp count is plotted (default: the busiest)")->check(CLI::Range(0, 4095));
+  replay->add_option("--json", rpa.json, "write the fidelity table and pcp series (schema pagesim-replay/1) to FILE");
+  replay->add_option("--emit-trace", rpa.emit_trace, "write the model's own events (first profile) in the same ftrace format to FILE");
+  replay->add_option("--plot", rpa.plot_dir, "draw the pcp count over time, kernel against model, into DIR (gnuplot)");
+  replay->add_flag("--quiet,-q", rpa.quiet, "do not print the table");
+
   cli::CalibrateArgs ca;
   auto* calibrate = app.add_subcommand("calibrate", with_example("Measure this host (latencies, bandwidth, lock, topology) into a machine file for the virtual engine.",
                                                                  "pagesim calibrate --out host.yaml"));
@@ -105,6 +118,7 @@ int main(int argc, char** argv) {
     }
     if (*demo) return cli::demo(ops, seed);
     if (*calibrate) return cli::calibrate(ca);
+    if (*replay) return cli::replay(rpa);
     if (*merge) return cli::merge(ma);
     if (*slurm) return cli::slurm(sa);
   } catch (const InputError& e) {

@@ -8,7 +8,7 @@ build_dir=${1:-build}
 shift || true
 
 packages=(g++ cmake ninja-build pkg-config libboost-dev libboost-context-dev libabsl-dev libfmt-dev
-          libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev gnuplot-nox
+          libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev liblzma-dev gnuplot-nox
           python3-minimal clang parallel)  # python3: tools/usemem-placement.py, tests/layering_test.py; clang: tools/fuzz;
                                            # parallel: the GNU parallel sharding test
 missing=()

@@ -46,6 +46,18 @@ struct ValidateArgs {
 };
 int validate(const ValidateArgs& a);
 
+// A kernel kmem trace replayed through the model under each profile (docs/replay.md).
+struct ReplayArgs {
+  std::string trace;
+  std::string zoneinfo;               // "": one zone over the trace's pfns, the model's pagesets
+  std::vector<std::string> profiles;  // presets; none: v6.18 and v5.17
+  std::string anchor = "auto";        // auto|start|end|min
+  int cpu = -1;                       // the CPU whose pcp count is plotted (-1: the busiest)
+  std::string json, emit_trace, plot_dir;
+  bool quiet = false;
+};
+int replay(const ReplayArgs& a);
+
 int list();
 
 int plot(const std::string& json_file, const std::string& out_dir);

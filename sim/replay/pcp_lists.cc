@@ -1,0 +1,106 @@
+#include "pcp_lists.h"
+
+#include <algorithm>
+
+namespace pagesim::replay::detail {
+
+using trace::EventKind;
+
+bool pcp_order(unsigned order) { return order <= 3 || order == kThpOrder; }
+
+unsigned list_of(unsigned mt, unsigned order) {
+  if (order > 3) return 12 + (mt == 1);  // order_to_pindex, 6.x THP lists
+  return 3 * order + mt;
+}
+unsigned list_order(unsigned pindex) { return pindex >= 12 ? kThpOrder : pindex / 3; }
+unsigned list_mt(unsigned pindex) { return pindex >= 12 ? (pindex == 13 ? 1u : 0u) : pindex % 3; }
+
+Pairing pair_events(const trace::Trace& t, const std::vector<bool>& in_zone) {
+  const size_t n = t.events.size();
+  Pairing p;
+  p.in_zone = in_zone;
+  p.free_of_batched.assign(n, -1);
+  p.deferred.assign(n, false);
+  p.pretrace_free.assign(n, false);
+  absl::flat_hash_map<uint64_t, size_t> last_free;  // pfn -> its latest mm_page_free
+  absl::flat_hash_map<uint64_t, bool> live;         // pfn allocated in the trace, not yet freed
+  for (size_t i = 0; i < n; ++i) {
+    if (!in_zone[i]) continue;
+    const trace::Event& e = t.events[i];
+    switch (e.kind) {
+      case EventKind::mm_page_alloc:
+        if (!e.failed) live[e.pfn] = true;
+        last_free.erase(e.pfn);
+        break;
+      case EventKind::mm_page_free:
+        if (live.erase(e.pfn) == 0) {
+          p.pretrace_free[i] = true;
+          if (e.order < kOrders) p.pretrace[e.order]++;
+        }
+        last_free[e.pfn] = i;
+        break;
+      case EventKind::mm_page_free_batched:
+        if (auto it = last_free.find(e.pfn); it != last_free.end() && t.events[it->second].cpu == e.cpu) {
+          p.free_of_batched[i] = static_cast<int64_t>(it->second);
+          p.deferred[it->second] = true;
+          last_free.erase(it);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return p;
+}
+
+void KernelLists::move(unsigned cpu, unsigned list, int blocks) {
+  if (cpu >= cpus_.size()) return;
+  ListHistory& h = cpus_[cpu];
+  h.blocks[list] += blocks;
+  h.min_blocks[list] = std::min(h.min_blocks[list], h.blocks[list]);
+  h.pages += static_cast<long>(blocks) << list_order(list);
+  h.min_pages = std::min(h.min_pages, h.pages);
+  h.max_pages = std::max(h.max_pages, h.pages);
+}
+
+int KernelLists::apply(size_t i) {
+  if (!p_.in_zone[i]) return -1;
+  const trace::Event& e = t_.events[i];
+  const unsigned order = e.order;
+  switch (e.kind) {
+    case EventKind::mm_page_alloc:
+      if (e.failed) return -1;
+      alloc_mt_[e.pfn] = e.migratetype;
+      if (!pcp_order(order) || e.migratetype < 0 || e.migratetype > 2) return -1;
+      move(e.cpu, list_of(static_cast<unsigned>(e.migratetype), order), -1);
+      return static_cast<int>(e.cpu);
+    case EventKind::mm_page_alloc_zone_locked:
+      // 6.x prints percpu_refill=1 for every pcp order and type; a block taken straight from
+      // buddy (a failed pcp trylock) is rare enough to count as a refill.
+      if (!pcp_order(order) || e.migratetype < 0 || e.migratetype > 2) return -1;
+      move(e.cpu, list_of(static_cast<unsigned>(e.migratetype), order), +1);
+      return static_cast<int>(e.cpu);
+    case EventKind::mm_page_pcpu_drain:
+      if (!pcp_order(order)) return -1;
+      move(e.cpu, list_of(e.migratetype >= 0 && e.migratetype <= 2 ? static_cast<unsigned>(e.migratetype) : 1u, order), -1);
+      return static_cast<int>(e.cpu);
+    case EventKind::mm_page_free:
+    case EventKind::mm_page_free_batched: {
+      const trace::Event* f = &e;
+      if (e.kind == EventKind::mm_page_free_batched) {
+        if (p_.free_of_batched[i] < 0) return -1;
+        f = &t_.events[static_cast<size_t>(p_.free_of_batched[i])];
+      } else if (p_.deferred[i]) {
+        return -1;
+      }
+      if (!pcp_order(f->order)) return -1;
+      const auto it = alloc_mt_.find(f->pfn);
+      const int8_t mt = it == alloc_mt_.end() || it->second < 0 || it->second > 2 ? int8_t{1} : it->second;
+      move(e.cpu, list_of(static_cast<unsigned>(mt), f->order), +1);
+      return static_cast<int>(e.cpu);
+    }
+  }
+  return -1;
+}
+
+}  // namespace pagesim::replay::detail

@@ -1,0 +1,401 @@
+// replay(): a machine sized from the zoneinfo, its pcp lists set as the trace began, the
+// trace's requests fed to it on their CPUs, the model's tracepoints counted like the kernel's.
+#include "pagesim/replay/replay.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "pagesim/engine/uniprocessor/uniprocessor.h"
+#include "pagesim/error.h"
+#include "pagesim/mm/page_alloc.h"
+#include "pcp_lists.h"
+
+namespace pagesim::replay {
+
+using trace::EventKind;
+
+std::string_view anchor_name(Anchor a) {
+  switch (a) {
+    case Anchor::automatic: return "auto";
+    case Anchor::start: return "start";
+    case Anchor::end: return "end";
+    case Anchor::min: return "min";
+  }
+  return "?";
+}
+
+std::string_view kind_name(Kind k) {
+  static constexpr std::string_view kNames[] = {"alloc", "free", "refill", "buddy", "drain"};
+  return kNames[static_cast<size_t>(k)];
+}
+
+uint64_t Counts::total(Kind k) const {
+  uint64_t s = 0;
+  for (uint64_t v : n[static_cast<size_t>(k)]) s += v;
+  return s;
+}
+
+namespace {
+
+// The table's kind of an event, in the kernel's units. A zone_locked block is a refill when
+// 6.x would print percpu_refill=1 (a pcp order from a pcp migratetype's list), whatever the
+// kernel that wrote it: 5.x printed order == 0.
+std::optional<Kind> classify(const trace::Event& e) {
+  switch (e.kind) {
+    case EventKind::mm_page_alloc: return e.failed ? std::nullopt : std::optional(Kind::alloc);
+    case EventKind::mm_page_free: return Kind::free;
+    case EventKind::mm_page_free_batched: return std::nullopt;
+    case EventKind::mm_page_alloc_zone_locked:
+      return detail::pcp_order(e.order) && e.migratetype >= 0 && e.migratetype <= 2 ? Kind::refill : Kind::buddy;
+    case EventKind::mm_page_pcpu_drain: return Kind::drain;
+  }
+  return std::nullopt;
+}
+
+void count(Counts& c, const trace::Event& e) {
+  if (e.order >= kOrders) return;
+  if (const auto k = classify(e)) c.at(*k, e.order)++;
+}
+
+mm::zone_type zone_type_of(const std::string& name) {
+  if (name == "DMA") return mm::ZONE_DMA;
+  if (name == "DMA32") return mm::ZONE_DMA32;
+  if (name == "Movable") return mm::ZONE_MOVABLE;
+  return mm::ZONE_NORMAL;
+}
+
+// Without a zoneinfo: one Normal zone over the trace's pfns, no pagesets (the model's own).
+ZoneInfoFile zoneinfo_from_trace(const trace::Trace& t) {
+  uint64_t lo = ~uint64_t{0}, hi = 0;
+  for (const trace::Event& e : t.events)
+    if (!e.failed) lo = std::min(lo, e.pfn), hi = std::max(hi, e.pfn + (uint64_t{1} << std::min<unsigned>(e.order, 10)));
+  if (lo > hi) throw InputError(fmt::format("{}: no page events to replay", t.source));
+  ZoneInfo z;
+  z.name = "Normal";
+  z.start_pfn = lo & ~uint64_t{1023};
+  z.spanned = z.present = z.managed = ((hi + 1023) & ~uint64_t{1023}) - z.start_pfn;
+  z.free = z.managed;
+  return ZoneInfoFile{"(the trace's pfn range)", {z}};
+}
+
+// The modelled pindex of a 6.x-numbered list.
+unsigned model_pindex(const mm::KernelConfig& cfg, unsigned list) {
+  const unsigned order = detail::list_order(list), mt = detail::list_mt(list);
+  if (cfg.profile == mm::Profile::v6_18 || order <= 3) return list;
+  return mm::order_to_pindex(mt, order);
+}
+
+uint64_t buddy_free_pages(const mm::Zone& z) {
+  uint64_t n = 0;
+  for (unsigned o = 0; o < mm::MAX_ORDER; ++o) n += z.free_area[o].nr_free << o;
+  return n;
+}
+
+// The model's tracepoints, as trace events at the replay's current time.
+class Recorder final : public mm::TraceSink {
+ public:
+  Recorder(Counts& counts, trace::Trace* keep) : counts_(counts), keep_(keep) {}
+  double now = 0;
+  void emit(const mm::Tracepoint& tp) override {
+    trace::Event e;
+    e.ts = now;
+    e.cpu = tp.cpu;
+    e.kind = static_cast<EventKind>(tp.id);  // the same five, in the same order
+    e.order = tp.order;
+    e.migratetype = tp.migratetype;
+    e.percpu_refill = tp.percpu_refill;
+    e.failed = tp.pfn == mm::kNoPfn;
+    e.pfn = e.failed ? trace::kNoPfn : tp.pfn;
+    if (e.kind == EventKind::mm_page_free || e.kind == EventKind::mm_page_free_batched) e.migratetype = -1;
+    count(counts_, e);
+    if (!keep_) return;
+    if (e.kind == EventKind::mm_page_alloc) e.gfp = intern(trace::gfp_to_text(tp.gfp));
+    keep_->events.push_back(e);
+  }
+
+ private:
+  uint16_t intern(const std::string& text) {
+    auto& v = keep_->gfp_texts;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] == text) return static_cast<uint16_t>(i);
+    v.push_back(text);
+    return static_cast<uint16_t>(v.size() - 1);
+  }
+  Counts& counts_;
+  trace::Trace* keep_;
+};
+
+struct Snapshot {  // a CPU's pageset in the zoneinfo
+  long count = 0, high = 0, high_min = -1, high_max = -1, batch = 0;
+  bool known = false;
+};
+
+}  // namespace
+
+Counts count_events(const trace::Trace& t) {
+  Counts c;
+  for (const trace::Event& e : t.events) count(c, e);
+  return c;
+}
+
+ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const ReplayOptions& o) {
+  std::optional<mm::KernelConfig> preset = mm::preset_config(o.preset);
+  if (!preset) throw InputError(fmt::format("--profile: '{}' is not a preset", o.preset));
+  mm::KernelConfig cfg = *preset;
+  cfg.memmap_reserved = false;  // managed pages as the zoneinfo gives them
+  cfg.deferred_struct_page_init = false;
+
+  const ZoneInfoFile zi = zi_in.zones.empty() ? zoneinfo_from_trace(t) : zi_in;
+  // The zone holding most of the trace's blocks is the one replayed.
+  std::vector<uint64_t> hits(zi.zones.size());
+  for (const trace::Event& e : t.events)
+    if (!e.failed)
+      if (const ZoneInfo* z = zi.zone_of(e.pfn)) hits[static_cast<size_t>(z - zi.zones.data())]++;
+  const size_t zidx = static_cast<size_t>(std::max_element(hits.begin(), hits.end()) - hits.begin());
+  if (hits.empty() || hits[zidx] == 0)
+    throw InputError(fmt::format("{}: none of the trace's pages lies in a zone of {}", t.source, zi.source));
+  const ZoneInfo& zinfo = zi.zones[zidx];
+
+  ReplayResult r;
+  r.preset = o.preset;
+  r.zone = zinfo.name;
+  r.managed_pages = zinfo.managed;
+  r.nr_cpus = std::max(t.nr_cpus, t.max_cpu() + 1);
+  for (const PagesetInfo& p : zinfo.pagesets) r.nr_cpus = std::max(r.nr_cpus, p.cpu + 1);
+  const unsigned ncpu = r.nr_cpus;
+
+  std::vector<bool> in_zone(t.events.size());
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const trace::Event& e = t.events[i];
+    in_zone[i] = !e.failed && zinfo.spans(e.pfn);
+    if (e.failed) r.failed_allocs++;
+    else if (!in_zone[i]) r.other_zone_events++;
+    if (in_zone[i]) count(r.kernel, e);
+  }
+  const detail::Pairing pairing = detail::pair_events(t, in_zone);
+
+  // --- where the pcp lists stood: the anchor ---
+  detail::KernelLists history(ncpu, t, pairing);
+  for (size_t i = 0; i < t.events.size(); ++i) history.apply(i);
+  std::vector<Snapshot> snap(ncpu);
+  for (unsigned c = 0; c < ncpu; ++c)
+    if (const PagesetInfo* p = zinfo.pageset(c)) snap[c] = {p->count, p->high, p->high_min, p->high_max, p->batch, true};
+  const bool have_counts = std::all_of(snap.begin(), snap.end(), [](const Snapshot& s) { return s.known; });
+  auto fits = [&](bool at_start) {
+    if (!have_counts) return false;
+    for (unsigned c = 0; c < ncpu; ++c) {
+      const detail::ListHistory& h = history.cpu(c);
+      const long initial = at_start ? snap[c].count : snap[c].count - h.pages;
+      const long ceiling = (snap[c].high_max >= 0 ? snap[c].high_max : snap[c].high) + 512;
+      if (initial + h.min_pages < 0 || initial + h.max_pages > ceiling) return false;
+    }
+    return true;
+  };
+  r.anchor = o.anchor;
+  if (r.anchor == Anchor::automatic) {
+    if (fits(true)) {
+      r.anchor = Anchor::start;
+      r.anchor_reason = "the zoneinfo's counts, taken as those at the first event, keep every CPU's count within [0, high_max]";
+    } else if (fits(false)) {
+      r.anchor = Anchor::end;
+      r.anchor_reason = "taken at the first event, the zoneinfo's counts would leave [0, high_max]; taken at the last, they do not";
+    } else {
+      r.anchor = Anchor::min;
+      r.anchor_reason = have_counts ? "the zoneinfo's counts fit the events neither at the start nor at the end"
+                                    : "the zoneinfo gives no pcp counts";
+    }
+  } else {
+    r.anchor_reason = "as asked";
+  }
+  if ((r.anchor == Anchor::start || r.anchor == Anchor::end) && !have_counts)
+    throw InputError(fmt::format("--anchor {}: {} gives no pcp count for every CPU", anchor_name(r.anchor), zi.source));
+
+  // Per CPU and list, the blocks at the first event: at least what the events take out.
+  std::vector<std::array<long, detail::kLists>> initial(ncpu);
+  r.initial_pcp_count.assign(ncpu, 0);
+  for (unsigned c = 0; c < ncpu; ++c) {
+    const detail::ListHistory& h = history.cpu(c);
+    long pages = 0;
+    for (unsigned l = 0; l < detail::kLists; ++l) {
+      initial[c][l] = -h.min_blocks[l];
+      pages += initial[c][l] << detail::list_order(l);
+    }
+    long want = pages;
+    if (r.anchor == Anchor::start) want = snap[c].count;
+    if (r.anchor == Anchor::end) want = snap[c].count - h.pages;
+    if (want > pages) initial[c][detail::list_of(1, 0)] += want - pages;  // the rest: order-0 movable
+    r.initial_pcp_count[c] = std::max(want, pages);
+  }
+
+  // --- the machine ---
+  mm::MachineSpec spec;
+  spec.nodes.push_back(mm::NodeSpec{ncpu, {mm::ZoneSpec{zone_type_of(zinfo.name), (zinfo.managed + 1023) & ~uint64_t{1023}}}});
+  mm::Machine m(spec, cfg, mm::HostMemory{});
+  mm::Zone& zone = m.node(0).zones[zone_type_of(zinfo.name)];
+  if (zinfo.min || zinfo.low || zinfo.high) {
+    zone._watermark[mm::WMARK_MIN] = zinfo.min;
+    zone._watermark[mm::WMARK_LOW] = zinfo.low;
+    zone._watermark[mm::WMARK_HIGH] = zinfo.high;
+    zone.watermark_boost = 0;
+  }
+  for (unsigned c = 0; c < ncpu; ++c) {
+    mm::PerCpuPages& pcp = zone.pcp(c);
+    if (snap[c].known) {
+      const long lo = snap[c].high_min >= 0 ? snap[c].high_min : snap[c].high;
+      const long hi = snap[c].high_max >= 0 ? snap[c].high_max : lo;
+      m.set_pageset(pcp, static_cast<int>(lo), static_cast<int>(hi), static_cast<int>(snap[c].batch));
+      // 6.x: the snapshot's tuned high, at whichever end it was taken.
+      if (cfg.profile == mm::Profile::v6_18) pcp.high = static_cast<int>(snap[c].high);
+    }
+    r.high.push_back(pcp.high);
+    r.high_min.push_back(cfg.profile == mm::Profile::v6_18 ? pcp.high_min : pcp.high);
+    r.high_max.push_back(cfg.profile == mm::Profile::v6_18 ? pcp.high_max : pcp.high);
+  }
+  r.batch = zone.pcp(0).batch;
+
+  UniprocessorExec<false> ex(m, 0);
+  mm::Mm<UniprocessorExec<false>> mmu(m, ex);
+  auto drain_all = [&] {
+    for (unsigned c = 0; c < ncpu; ++c) {
+      ex.set_cpu(c);
+      mmu.drain_local_pages(&zone);
+    }
+  };
+
+  // Blocks freed in the trace but allocated before it: allocate them now.
+  std::array<std::vector<mm::Page*>, kOrders> pool;
+  ex.set_cpu(0);
+  for (unsigned ord = 0; ord < kOrders; ++ord)
+    for (uint64_t k = 0; k < pairing.pretrace[ord]; ++k)
+      if (mm::Page* p = mmu.__alloc_pages(mm::GFP_KERNEL | (ord ? mm::__GFP_COMP : 0), ord, 0)) pool[ord].push_back(p);
+  drain_all();
+
+  // Fill the zone down to its free pages at the first event, plus what the pcp lists will take.
+  long free_at_start = static_cast<long>(zinfo.free);
+  if (r.anchor == Anchor::end) {  // buddy's outflow during the trace, from its events
+    for (unsigned ord = 0; ord < kOrders; ++ord) {
+      free_at_start += static_cast<long>(r.kernel.at(Kind::refill, ord) + r.kernel.at(Kind::buddy, ord)) << ord;
+      free_at_start -= static_cast<long>(r.kernel.at(Kind::drain, ord)) << ord;
+      if (!detail::pcp_order(ord)) free_at_start -= static_cast<long>(r.kernel.at(Kind::free, ord)) << ord;
+    }
+  }
+  long on_pcp = 0;
+  for (long v : r.initial_pcp_count) on_pcp += v;
+  const uint64_t target = static_cast<uint64_t>(std::max<long>(0, free_at_start + on_pcp));
+  std::vector<mm::Page*> filler;
+  for (int pass = 0; pass < 3 && buddy_free_pages(zone) > target; ++pass) {
+    for (int ord = mm::MAX_ORDER - 1; ord >= 0; --ord)
+      while (buddy_free_pages(zone) >= target + (uint64_t{1} << ord)) {
+        mm::Page* p = mmu.__alloc_pages(mm::GFP_HIGHUSER_MOVABLE | (ord ? mm::__GFP_COMP : 0), static_cast<unsigned>(ord), 0);
+        if (!p) break;
+        filler.push_back(p);
+      }
+    drain_all();
+  }
+
+  // The pcp lists as they stood.
+  for (unsigned c = 0; c < ncpu; ++c) {
+    ex.set_cpu(c);
+    mm::PerCpuPages& pcp = zone.pcp(c);
+    for (unsigned l = 0; l < detail::kLists; ++l) {
+      if (initial[c][l] <= 0) continue;
+      const unsigned ord = detail::list_order(l);
+      IrqFlags f = ex.local_irq_save(Site::rmqueue_pcplist);
+      const int got = mmu.rmqueue_bulk(zone, ord, static_cast<unsigned long>(initial[c][l]), pcp.lists[model_pindex(cfg, l)],
+                                       detail::list_mt(l), mm::ALLOC_WMARK_MIN);
+      pcp.count += got << ord;
+      ex.local_irq_restore(f, Site::rmqueue_pcplist);
+    }
+  }
+
+  // --- the replay ---
+  if (o.keep_model_trace) {
+    r.model_trace.source = "pagesim replay";
+    r.model_trace.nr_cpus = ncpu;
+  }
+  Recorder rec(r.model, o.keep_model_trace ? &r.model_trace : nullptr);
+  m.set_tracer(&rec);
+
+  std::vector<uint64_t> busy(ncpu);
+  for (size_t i = 0; i < t.events.size(); ++i)
+    if (in_zone[i] && t.events[i].cpu < ncpu) busy[t.events[i].cpu]++;
+  r.series_cpu = o.series_cpu >= 0 ? static_cast<unsigned>(o.series_cpu)
+                                   : static_cast<unsigned>(std::max_element(busy.begin(), busy.end()) - busy.begin());
+  if (r.series_cpu >= ncpu) throw InputError(fmt::format("--cpu {}: the trace has {} CPUs", r.series_cpu, ncpu));
+
+  absl::flat_hash_map<uint64_t, mm::Page*> live;  // kernel pfn -> the model's block
+  absl::flat_hash_map<uint64_t, mm::Page*> batched;  // freed in pass 1 of a folio batch
+  absl::flat_hash_map<uint64_t, bool> model_failed;
+  detail::KernelLists lists(ncpu, t, pairing);
+  double last_ts = t.events.empty() ? 0 : t.events.front().ts;
+  auto free_block = [&](mm::Page* p, unsigned ord, bool folio) {
+    if (folio) mmu.free_unref_folio(p, ord);
+    else mmu.__free_pages(p, ord);
+    r.frees++;
+  };
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const trace::Event& e = t.events[i];
+    // vmstat_update's decay_pcp_high, on each CPU at each whole second (round_jiffies).
+    for (double s = std::floor(last_ts) + 1; s <= e.ts; s += 1) {
+      rec.now = s;
+      for (unsigned c = 0; c < ncpu; ++c) {
+        ex.set_cpu(c);
+        mmu.decay_pcp_high(zone);
+      }
+    }
+    last_ts = e.ts;
+    rec.now = e.ts;
+    const int moved = lists.apply(i);
+    if (in_zone[i] && e.cpu < ncpu) {
+      ex.set_cpu(e.cpu);
+      switch (e.kind) {
+        case EventKind::mm_page_alloc: {
+          mm::gfp_t gfp = trace::gfp_from_text(t.gfp_text(e)) & ~(mm::__GFP_MOVABLE | mm::__GFP_RECLAIMABLE);
+          if (e.migratetype == 1) gfp |= mm::__GFP_MOVABLE;
+          if (e.migratetype == 2) gfp |= mm::__GFP_RECLAIMABLE;
+          if (mm::Page* p = mmu.__alloc_pages(gfp, e.order, 0)) {
+            live[e.pfn] = p;
+            model_failed.erase(e.pfn);
+          } else {
+            r.model_alloc_failures++;
+            model_failed[e.pfn] = true;
+          }
+          r.allocs++;
+          break;
+        }
+        case EventKind::mm_page_free: {
+          mm::Page* p = nullptr;
+          if (pairing.pretrace_free[i]) {
+            if (!pool[e.order].empty()) p = pool[e.order].back(), pool[e.order].pop_back();
+            r.pretrace_frees++;
+          } else if (auto it = live.find(e.pfn); it != live.end()) {
+            p = it->second;
+            live.erase(it);
+          }
+          if (!p) break;  // the model could not allocate it
+          if (pairing.deferred[i]) batched[e.pfn] = p;
+          else free_block(p, e.order, false);
+          break;
+        }
+        case EventKind::mm_page_free_batched:
+          if (pairing.free_of_batched[i] >= 0)
+            if (auto it = batched.find(e.pfn); it != batched.end()) {
+              free_block(it->second, t.events[static_cast<size_t>(pairing.free_of_batched[i])].order, true);
+              batched.erase(it);
+            }
+          break;
+        default:
+          break;  // the kernel's answer, counted above
+      }
+    }
+    if (moved == static_cast<int>(r.series_cpu) || (in_zone[i] && e.cpu == r.series_cpu))
+      r.series.push_back({e.ts, r.initial_pcp_count[r.series_cpu] + lists.cpu(r.series_cpu).pages,
+                          zone.pcp(r.series_cpu).count});
+  }
+  m.set_tracer(nullptr);
+  return r;
+}
+
+}  // namespace pagesim::replay
