@@ -63,6 +63,16 @@ void KernelLists::move(unsigned cpu, unsigned list, int blocks) {
   h.max_pages = std::max(h.max_pages, h.pages);
 }
 
+KernelLists::KernelLists(unsigned nr_cpus, const trace::Trace& t, const Pairing& p) : cpus_(nr_cpus), t_(t), p_(p) {
+  for (size_t i = 0; i < t.events.size(); ++i)
+    if (p.in_zone[i] && t.events[i].kind == EventKind::mm_page_alloc_zone_locked) refilled_.insert(t.events[i].pfn);
+}
+
+bool KernelLists::untraced_claim(uint64_t pfn, unsigned order) const {
+  return pfn % (uint64_t{1} << kThpOrder) == 0 && !on_lists_.contains(pfn) &&
+         refilled_.contains(pfn + (uint64_t{1} << order));
+}
+
 int KernelLists::apply(size_t i) {
   if (!p_.in_zone[i]) return -1;
   const trace::Event& e = t_.events[i];
@@ -72,16 +82,20 @@ int KernelLists::apply(size_t i) {
       if (e.failed) return -1;
       alloc_mt_[e.pfn] = e.migratetype;
       if (!pcp_order(order) || e.migratetype < 0 || e.migratetype > 2) return -1;
+      if (untraced_claim(e.pfn, order)) return -1;
+      on_lists_.erase(e.pfn);
       move(e.cpu, list_of(static_cast<unsigned>(e.migratetype), order), -1);
       return static_cast<int>(e.cpu);
     case EventKind::mm_page_alloc_zone_locked:
       // 6.x prints percpu_refill=1 for every pcp order and type; a block taken straight from
       // buddy (a failed pcp trylock) is rare enough to count as a refill.
       if (!pcp_order(order) || e.migratetype < 0 || e.migratetype > 2) return -1;
+      on_lists_.insert(e.pfn);
       move(e.cpu, list_of(static_cast<unsigned>(e.migratetype), order), +1);
       return static_cast<int>(e.cpu);
     case EventKind::mm_page_pcpu_drain:
       if (!pcp_order(order)) return -1;
+      on_lists_.erase(e.pfn);
       move(e.cpu, list_of(e.migratetype >= 0 && e.migratetype <= 2 ? static_cast<unsigned>(e.migratetype) : 1u, order), -1);
       return static_cast<int>(e.cpu);
     case EventKind::mm_page_free:
@@ -96,6 +110,7 @@ int KernelLists::apply(size_t i) {
       if (!pcp_order(f->order)) return -1;
       const auto it = alloc_mt_.find(f->pfn);
       const int8_t mt = it == alloc_mt_.end() || it->second < 0 || it->second > 2 ? int8_t{1} : it->second;
+      on_lists_.insert(f->pfn);
       move(e.cpu, list_of(static_cast<unsigned>(mt), f->order), +1);
       return static_cast<int>(e.cpu);
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include <array>
 #include <cstdint>
@@ -45,16 +46,24 @@ struct ListHistory {
 // The kernel's lists, event by event. Allocations of pcp orders and migratetypes come from the
 // pcp; a free goes to the list of the migratetype its block was allocated with (the kernel
 // uses the pageblock's, the same unless the block was stolen), MOVABLE when unknown.
+// 6.x traces no block that __rmqueue_claim takes whole from pageblock order up: rmqueue_bulk
+// hands out its first, pageblock-aligned sub-block untraced and traces the rest, split from
+// it, in this refill or the next. An allocation of such a block (aligned, not on a list, the
+// next block up traced as refilled somewhere in the trace) took an untraced refill: it moves no
+// list.
 class KernelLists {
  public:
-  KernelLists(unsigned nr_cpus, const trace::Trace& t, const Pairing& p) : cpus_(nr_cpus), t_(t), p_(p) {}
+  KernelLists(unsigned nr_cpus, const trace::Trace& t, const Pairing& p);
   // Applies event i; returns its CPU, or -1 when it moves no list.
   int apply(size_t i);
   const ListHistory& cpu(unsigned c) const { return cpus_[c]; }
 
  private:
   void move(unsigned cpu, unsigned list, int blocks);
+  bool untraced_claim(uint64_t pfn, unsigned order) const;
   std::vector<ListHistory> cpus_;
+  absl::flat_hash_set<uint64_t> on_lists_;  // blocks the events put on a pcp list
+  absl::flat_hash_set<uint64_t> refilled_;  // blocks the trace shows refilled, at any time
   const trace::Trace& t_;
   const Pairing& p_;
   absl::flat_hash_map<uint64_t, int8_t> alloc_mt_;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include "pagesim/engine/uniprocessor/uniprocessor.h"
@@ -21,6 +22,7 @@ std::string_view anchor_name(Anchor a) {
     case Anchor::automatic: return "auto";
     case Anchor::start: return "start";
     case Anchor::end: return "end";
+    case Anchor::fit: return "fit";
     case Anchor::min: return "min";
   }
   return "?";
@@ -183,34 +185,43 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
   for (unsigned c = 0; c < ncpu; ++c)
     if (const PagesetInfo* p = zinfo.pageset(c)) snap[c] = {p->count, p->high, p->high_min, p->high_max, p->batch, true};
   const bool have_counts = std::all_of(snap.begin(), snap.end(), [](const Snapshot& s) { return s.known; });
-  auto fits = [&](bool at_start) {
-    if (!have_counts) return false;
-    for (unsigned c = 0; c < ncpu; ++c) {
-      const detail::ListHistory& h = history.cpu(c);
-      const long initial = at_start ? snap[c].count : snap[c].count - h.pages;
-      const long ceiling = (snap[c].high_max >= 0 ? snap[c].high_max : snap[c].high) + 512;
-      if (initial + h.min_pages < 0 || initial + h.max_pages > ceiling) return false;
-    }
+  // What the events allow at the first event, per CPU: no list below zero (lo), the count never
+  // above high_max (hi).
+  std::vector<long> lo(ncpu), hi(ncpu);
+  for (unsigned c = 0; c < ncpu; ++c) {
+    const detail::ListHistory& h = history.cpu(c);
+    for (unsigned l = 0; l < detail::kLists; ++l) lo[c] += -h.min_blocks[l] << detail::list_order(l);
+    lo[c] = std::max(lo[c], -h.min_pages);
+    hi[c] = snap[c].known ? (snap[c].high_max >= 0 ? snap[c].high_max : snap[c].high) - h.max_pages : LONG_MAX;
+  }
+  auto snapshot_at = [&](Anchor a, unsigned c) {
+    const long at_start = a == Anchor::end ? snap[c].count - history.cpu(c).pages : snap[c].count;
+    return a == Anchor::fit ? std::clamp(at_start, lo[c], std::max(lo[c], hi[c])) : at_start;
+  };
+  auto allowed = [&](Anchor a) {
+    for (unsigned c = 0; c < ncpu; ++c)
+      if (snapshot_at(a, c) < lo[c] || snapshot_at(a, c) > hi[c]) return false;
     return true;
   };
   r.anchor = o.anchor;
-  if (r.anchor == Anchor::automatic) {
-    if (fits(true)) {
-      r.anchor = Anchor::start;
-      r.anchor_reason = "the zoneinfo's counts, taken as those at the first event, keep every CPU's count within [0, high_max]";
-    } else if (fits(false)) {
-      r.anchor = Anchor::end;
-      r.anchor_reason = "taken at the first event, the zoneinfo's counts would leave [0, high_max]; taken at the last, they do not";
-    } else {
-      r.anchor = Anchor::min;
-      r.anchor_reason = have_counts ? "the zoneinfo's counts fit the events neither at the start nor at the end"
-                                    : "the zoneinfo gives no pcp counts";
-    }
-  } else {
-    r.anchor_reason = "as asked";
-  }
-  if ((r.anchor == Anchor::start || r.anchor == Anchor::end) && !have_counts)
+  r.anchor_reason = "as asked";
+  if ((r.anchor == Anchor::start || r.anchor == Anchor::end || r.anchor == Anchor::fit) && !have_counts)
     throw InputError(fmt::format("--anchor {}: {} gives no pcp count for every CPU", anchor_name(r.anchor), zi.source));
+  if (r.anchor == Anchor::automatic) {
+    if (!have_counts) {
+      r.anchor = Anchor::min;
+      r.anchor_reason = "the zoneinfo gives no pcp counts";
+    } else if (allowed(Anchor::start)) {
+      r.anchor = Anchor::start;
+      r.anchor_reason = "the zoneinfo's counts fit the events at the first event";
+    } else if (allowed(Anchor::end)) {
+      r.anchor = Anchor::end;
+      r.anchor_reason = "the zoneinfo's counts fit the events at the last event, not at the first";
+    } else {
+      r.anchor = Anchor::fit;
+      r.anchor_reason = "the zoneinfo's counts fit the events at neither end: each CPU's is moved into the range they allow";
+    }
+  }
 
   // Per CPU and list, the blocks at the first event: at least what the events take out.
   std::vector<std::array<long, detail::kLists>> initial(ncpu);
@@ -222,9 +233,7 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
       initial[c][l] = -h.min_blocks[l];
       pages += initial[c][l] << detail::list_order(l);
     }
-    long want = pages;
-    if (r.anchor == Anchor::start) want = snap[c].count;
-    if (r.anchor == Anchor::end) want = snap[c].count - h.pages;
+    const long want = r.anchor == Anchor::min ? pages : snapshot_at(r.anchor, c);
     if (want > pages) initial[c][detail::list_of(1, 0)] += want - pages;  // the rest: order-0 movable
     r.initial_pcp_count[c] = std::max(want, pages);
   }
@@ -329,7 +338,9 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
   absl::flat_hash_map<uint64_t, mm::Page*> batched;  // freed in pass 1 of a folio batch
   absl::flat_hash_map<uint64_t, bool> model_failed;
   detail::KernelLists lists(ncpu, t, pairing);
-  double last_ts = t.events.empty() ? 0 : t.events.front().ts;
+  // vmstat_update, where 6.x decays pcp->high, is a deferrable per-CPU work armed with
+  // round_jiffies_relative(HZ): due at whole seconds, run when its CPU is next awake.
+  std::vector<double> decay_due(ncpu, t.events.empty() ? 0 : std::floor(t.events.front().ts) + 1);
   auto free_block = [&](mm::Page* p, unsigned ord, bool folio) {
     if (folio) mmu.free_unref_folio(p, ord);
     else mmu.__free_pages(p, ord);
@@ -337,16 +348,12 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
   };
   for (size_t i = 0; i < t.events.size(); ++i) {
     const trace::Event& e = t.events[i];
-    // vmstat_update's decay_pcp_high, on each CPU at each whole second (round_jiffies).
-    for (double s = std::floor(last_ts) + 1; s <= e.ts; s += 1) {
-      rec.now = s;
-      for (unsigned c = 0; c < ncpu; ++c) {
-        ex.set_cpu(c);
-        mmu.decay_pcp_high(zone);
-      }
-    }
-    last_ts = e.ts;
     rec.now = e.ts;
+    if (e.cpu < ncpu && e.ts >= decay_due[e.cpu]) {
+      ex.set_cpu(e.cpu);
+      mmu.decay_pcp_high(zone);
+      decay_due[e.cpu] = std::round(e.ts) + 1;
+    }
     const int moved = lists.apply(i);
     if (in_zone[i] && e.cpu < ncpu) {
       ex.set_cpu(e.cpu);

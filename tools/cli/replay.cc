@@ -16,8 +16,9 @@ replay::Anchor anchor_of(const std::string& s) {
   if (s == "auto") return replay::Anchor::automatic;
   if (s == "start") return replay::Anchor::start;
   if (s == "end") return replay::Anchor::end;
+  if (s == "fit") return replay::Anchor::fit;
   if (s == "min") return replay::Anchor::min;
-  throw InputError(fmt::format("--anchor: '{}' is not one of auto|start|end|min", s));
+  throw InputError(fmt::format("--anchor: '{}' is not one of auto|start|end|fit|min", s));
 }
 
 }  // namespace

@@ -21,9 +21,10 @@ namespace pagesim::replay {
 // Where the pcp lists stood when tracing began. The zoneinfo is one snapshot, taken before or
 // after the trace; the events give each CPU's count only up to a constant.
 enum class Anchor : uint8_t {
-  automatic,  // `start` if it keeps the reconstructed count within [0, high_max], else `end`, else `min`
+  automatic,  // the first of start, end and fit whose counts the events allow, else min
   start,      // the zoneinfo's pcp counts are those at the first event
   end,        // ... at the last event
+  fit,        // each CPU's zoneinfo count at the first event, moved into what the events allow
   min,        // the least counts the events allow (no list ever goes negative)
 };
 std::string_view anchor_name(Anchor a);
