@@ -22,20 +22,38 @@ Pairing pair_events(const trace::Trace& t, const std::vector<bool>& in_zone) {
   p.free_of_batched.assign(n, -1);
   p.deferred.assign(n, false);
   p.pretrace_free.assign(n, false);
+  p.free_mt.assign(n, -1);
+  // Backwards: each free's next drain of the same block, before the block is allocated again.
+  absl::flat_hash_map<uint64_t, int8_t> next_drain_mt;
+  for (size_t i = n; i-- > 0;) {
+    if (!in_zone[i]) continue;
+    const trace::Event& e = t.events[i];
+    if (e.kind == EventKind::mm_page_pcpu_drain && e.migratetype >= 0 && e.migratetype <= 2) next_drain_mt[e.pfn] = e.migratetype;
+    if (e.kind == EventKind::mm_page_alloc) next_drain_mt.erase(e.pfn);
+    if (e.kind == EventKind::mm_page_free)
+      if (auto it = next_drain_mt.find(e.pfn); it != next_drain_mt.end()) p.free_mt[i] = it->second;
+  }
+  auto settle = [&](size_t i, int8_t alloc_mt) {
+    if (p.free_mt[i] < 0) p.free_mt[i] = alloc_mt >= 0 && alloc_mt <= 2 ? alloc_mt : int8_t{1};
+  };
   absl::flat_hash_map<uint64_t, size_t> last_free;  // pfn -> its latest mm_page_free
-  absl::flat_hash_map<uint64_t, bool> live;         // pfn allocated in the trace, not yet freed
+  absl::flat_hash_map<uint64_t, int8_t> live;       // pfn allocated in the trace, not yet freed -> its type
   for (size_t i = 0; i < n; ++i) {
     if (!in_zone[i]) continue;
     const trace::Event& e = t.events[i];
     switch (e.kind) {
       case EventKind::mm_page_alloc:
-        if (!e.failed) live[e.pfn] = true;
+        if (!e.failed) live[e.pfn] = e.migratetype;
         last_free.erase(e.pfn);
         break;
       case EventKind::mm_page_free:
-        if (live.erase(e.pfn) == 0) {
+        if (auto it = live.find(e.pfn); it == live.end()) {
+          settle(i, -1);
           p.pretrace_free[i] = true;
-          if (e.order < kOrders) p.pretrace[e.order]++;
+          if (e.order < kOrders) p.pretrace[e.order][static_cast<size_t>(p.free_mt[i])]++;
+        } else {
+          settle(i, it->second);
+          live.erase(it);
         }
         last_free[e.pfn] = i;
         break;
@@ -80,7 +98,6 @@ int KernelLists::apply(size_t i) {
   switch (e.kind) {
     case EventKind::mm_page_alloc:
       if (e.failed) return -1;
-      alloc_mt_[e.pfn] = e.migratetype;
       if (!pcp_order(order) || e.migratetype < 0 || e.migratetype > 2) return -1;
       if (untraced_claim(e.pfn, order)) return -1;
       on_lists_.erase(e.pfn);
@@ -108,10 +125,9 @@ int KernelLists::apply(size_t i) {
         return -1;
       }
       if (!pcp_order(f->order)) return -1;
-      const auto it = alloc_mt_.find(f->pfn);
-      const int8_t mt = it == alloc_mt_.end() || it->second < 0 || it->second > 2 ? int8_t{1} : it->second;
+      const size_t fi = e.kind == EventKind::mm_page_free_batched ? static_cast<size_t>(p_.free_of_batched[i]) : i;
       on_lists_.insert(f->pfn);
-      move(e.cpu, list_of(static_cast<unsigned>(mt), f->order), +1);
+      move(e.cpu, list_of(static_cast<unsigned>(p_.free_mt[fi]), f->order), +1);
       return static_cast<int>(e.cpu);
     }
   }

@@ -33,7 +33,12 @@ struct Pairing {
   std::vector<int64_t> free_of_batched;
   std::vector<bool> deferred;        // an mm_page_free whose block moves at its batched event
   std::vector<bool> pretrace_free;   // an mm_page_free of a block allocated before the trace
-  std::array<uint64_t, kOrders> pretrace{};  // such blocks, by order
+  // Such blocks, by order and migratetype (the free's list, free_mt).
+  std::array<std::array<uint64_t, 3>, kOrders> pretrace{};
+  // Per mm_page_free: the list its block joins. The kernel takes the pageblock's type at the
+  // free; the block's next drain prints the pageblock's type, the best witness. Without one, the
+  // type it was allocated with; without that, MOVABLE.
+  std::vector<int8_t> free_mt;
 };
 Pairing pair_events(const trace::Trace& t, const std::vector<bool>& in_zone);
 
@@ -44,8 +49,7 @@ struct ListHistory {
 };
 
 // The kernel's lists, event by event. Allocations of pcp orders and migratetypes come from the
-// pcp; a free goes to the list of the migratetype its block was allocated with (the kernel
-// uses the pageblock's, the same unless the block was stolen), MOVABLE when unknown.
+// pcp; a free goes to the list Pairing::free_mt gives.
 // 6.x traces no block that __rmqueue_claim takes whole from pageblock order up: rmqueue_bulk
 // hands out its first, pageblock-aligned sub-block untraced and traces the rest, split from
 // it, in this refill or the next. An allocation of such a block (aligned, not on a list, the
@@ -66,7 +70,6 @@ class KernelLists {
   absl::flat_hash_set<uint64_t> refilled_;  // blocks the trace shows refilled, at any time
   const trace::Trace& t_;
   const Pairing& p_;
-  absl::flat_hash_map<uint64_t, int8_t> alloc_mt_;
 };
 
 }  // namespace pagesim::replay::detail

@@ -98,7 +98,9 @@ uint64_t buddy_free_pages(const mm::Zone& z) {
 // The model's tracepoints, as trace events at the replay's current time.
 class Recorder final : public mm::TraceSink {
  public:
-  Recorder(Counts& counts, trace::Trace* keep) : counts_(counts), keep_(keep) {}
+  // pfn_offset: the kernel's pfn of the model's pfn 0, so that an emitted trace lies in the
+  // zoneinfo's pfn range and replays with it.
+  Recorder(Counts& counts, trace::Trace* keep, int64_t pfn_offset) : counts_(counts), keep_(keep), pfn_offset_(pfn_offset) {}
   double now = 0;
   void emit(const mm::Tracepoint& tp) override {
     trace::Event e;
@@ -109,7 +111,7 @@ class Recorder final : public mm::TraceSink {
     e.migratetype = tp.migratetype;
     e.percpu_refill = tp.percpu_refill;
     e.failed = tp.pfn == mm::kNoPfn;
-    e.pfn = e.failed ? trace::kNoPfn : tp.pfn;
+    e.pfn = e.failed ? trace::kNoPfn : static_cast<uint64_t>(static_cast<int64_t>(tp.pfn) + pfn_offset_);
     if (e.kind == EventKind::mm_page_free || e.kind == EventKind::mm_page_free_batched) e.migratetype = -1;
     count(counts_, e);
     if (!keep_) return;
@@ -127,6 +129,7 @@ class Recorder final : public mm::TraceSink {
   }
   Counts& counts_;
   trace::Trace* keep_;
+  int64_t pfn_offset_;
 };
 
 struct Snapshot {  // a CPU's pageset in the zoneinfo
@@ -162,6 +165,7 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
 
   ReplayResult r;
   r.preset = o.preset;
+  r.decay = o.decay;
   r.zone = zinfo.name;
   r.managed_pages = zinfo.managed;
   r.nr_cpus = std::max(t.nr_cpus, t.max_cpu() + 1);
@@ -249,20 +253,26 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
     zone._watermark[mm::WMARK_HIGH] = zinfo.high;
     zone.watermark_boost = 0;
   }
-  for (unsigned c = 0; c < ncpu; ++c) {
-    mm::PerCpuPages& pcp = zone.pcp(c);
+  for (unsigned c = 0; c < ncpu; ++c)
     if (snap[c].known) {
       const long lo = snap[c].high_min >= 0 ? snap[c].high_min : snap[c].high;
       const long hi = snap[c].high_max >= 0 ? snap[c].high_max : lo;
-      m.set_pageset(pcp, static_cast<int>(lo), static_cast<int>(hi), static_cast<int>(snap[c].batch));
-      // 6.x: the snapshot's tuned high, at whichever end it was taken.
-      if (cfg.profile == mm::Profile::v6_18) pcp.high = static_cast<int>(snap[c].high);
+      m.set_pageset(zone.pcp(c), static_cast<int>(lo), static_cast<int>(hi), static_cast<int>(snap[c].batch));
     }
-    r.high.push_back(pcp.high);
-    r.high_min.push_back(cfg.profile == mm::Profile::v6_18 ? pcp.high_min : pcp.high);
-    r.high_max.push_back(cfg.profile == mm::Profile::v6_18 ? pcp.high_max : pcp.high);
-  }
-  r.batch = zone.pcp(0).batch;
+  // Set-up's own allocations tune pcp->high and the batch scaling: the state at the first event
+  // is the snapshot's high (6.x, at whichever end it was taken), and no scaling, which no
+  // zoneinfo shows.
+  auto reset_tuning = [&] {
+    for (unsigned c = 0; c < ncpu; ++c) {
+      mm::PerCpuPages& pcp = zone.pcp(c);
+      if (cfg.profile == mm::Profile::v6_18)
+        pcp.high = snap[c].known ? static_cast<int>(snap[c].high) : pcp.high_min;
+      pcp.alloc_factor = 0;
+      pcp.free_count = 0;
+      pcp.free_factor = 0;
+      pcp.flags &= static_cast<uint8_t>(~mm::PCPF_PREV_FREE_HIGH_ORDER);
+    }
+  };
 
   UniprocessorExec<false> ex(m, 0);
   mm::Mm<UniprocessorExec<false>> mmu(m, ex);
@@ -274,11 +284,15 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
   };
 
   // Blocks freed in the trace but allocated before it: allocate them now.
-  std::array<std::vector<mm::Page*>, kOrders> pool;
+  // Each of the migratetype its free goes to, so that the model frees it to the same list.
+  std::array<std::array<std::vector<mm::Page*>, 3>, kOrders> pool;
   ex.set_cpu(0);
   for (unsigned ord = 0; ord < kOrders; ++ord)
-    for (uint64_t k = 0; k < pairing.pretrace[ord]; ++k)
-      if (mm::Page* p = mmu.__alloc_pages(mm::GFP_KERNEL | (ord ? mm::__GFP_COMP : 0), ord, 0)) pool[ord].push_back(p);
+    for (unsigned mt = 0; mt < 3; ++mt) {
+      const mm::gfp_t type = mt == 1 ? mm::__GFP_MOVABLE : mt == 2 ? mm::__GFP_RECLAIMABLE : 0;
+      for (uint64_t k = 0; k < pairing.pretrace[ord][mt]; ++k)
+        if (mm::Page* p = mmu.__alloc_pages(mm::GFP_KERNEL | type | (ord ? mm::__GFP_COMP : 0), ord, 0)) pool[ord][mt].push_back(p);
+    }
   drain_all();
 
   // Fill the zone down to its free pages at the first event, plus what the pcp lists will take.
@@ -319,12 +333,22 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
     }
   }
 
+  reset_tuning();
+  for (unsigned c = 0; c < ncpu; ++c) {
+    const mm::PerCpuPages& pcp = zone.pcp(c);
+    r.high.push_back(pcp.high);
+    r.high_min.push_back(cfg.profile == mm::Profile::v6_18 ? pcp.high_min : pcp.high);
+    r.high_max.push_back(cfg.profile == mm::Profile::v6_18 ? pcp.high_max : pcp.high);
+  }
+  r.batch = zone.pcp(0).batch;
+
   // --- the replay ---
   if (o.keep_model_trace) {
     r.model_trace.source = "pagesim replay";
     r.model_trace.nr_cpus = ncpu;
   }
-  Recorder rec(r.model, o.keep_model_trace ? &r.model_trace : nullptr);
+  Recorder rec(r.model, o.keep_model_trace ? &r.model_trace : nullptr,
+               static_cast<int64_t>(zinfo.start_pfn) - static_cast<int64_t>(zone.zone_start_pfn));
   m.set_tracer(&rec);
 
   std::vector<uint64_t> busy(ncpu);
@@ -349,9 +373,10 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
   for (size_t i = 0; i < t.events.size(); ++i) {
     const trace::Event& e = t.events[i];
     rec.now = e.ts;
-    if (e.cpu < ncpu && e.ts >= decay_due[e.cpu]) {
+    if (o.decay == Decay::timer && e.cpu < ncpu && e.ts >= decay_due[e.cpu]) {
       ex.set_cpu(e.cpu);
       mmu.decay_pcp_high(zone);
+      r.decays++;
       decay_due[e.cpu] = std::round(e.ts) + 1;
     }
     const int moved = lists.apply(i);
@@ -375,7 +400,8 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
         case EventKind::mm_page_free: {
           mm::Page* p = nullptr;
           if (pairing.pretrace_free[i]) {
-            if (!pool[e.order].empty()) p = pool[e.order].back(), pool[e.order].pop_back();
+            auto& blocks = pool[e.order][static_cast<size_t>(pairing.free_mt[i])];
+            if (!blocks.empty()) p = blocks.back(), blocks.pop_back();
             r.pretrace_frees++;
           } else if (auto it = live.find(e.pfn); it != live.end()) {
             p = it->second;

@@ -69,6 +69,8 @@ std::string fidelity_table(const trace::Trace& t, const std::vector<ReplayResult
   for (const ReplayResult& r : rs) {
     out += fmt::format("{}: pcp at the first event ({} anchor: {}): {}\n", r.preset, replay::anchor_name(r.anchor),
                        r.anchor_reason, pcp_line(r));
+    if (r.decay == replay::Decay::off) out += fmt::format("{}: vmstat's decay_pcp_high off\n", r.preset);
+    else if (r.decays) out += fmt::format("{}: {} decay_pcp_high calls (vmstat_update)\n", r.preset, r.decays);
     if (r.model_alloc_failures) out += fmt::format("{}: {} allocations failed in the model\n", r.preset, r.model_alloc_failures);
   }
   out += "\nblocks per event kind and order (kernel units: one event, one block); pass = within ±15% of the kernel\n";
@@ -106,6 +108,8 @@ nlohmann::ordered_json fidelity_json(const trace::Trace& t, const std::string& z
     p["cpus"] = r.nr_cpus;
     p["anchor"] = replay::anchor_name(r.anchor);
     p["anchor_reason"] = r.anchor_reason;
+    p["decay"] = r.decay == replay::Decay::off ? "off" : "timer";
+    p["decay_calls"] = r.decays;
     p["batch"] = r.batch;
     p["initial"] = nlohmann::ordered_json::array();
     for (unsigned c = 0; c < r.nr_cpus; ++c)

@@ -434,5 +434,71 @@ TEST(Cli, ListNamesEverySection) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
 }
 
+namespace replay_cli {
+
+constexpr const char* kZoneinfo =
+    "Node 0, zone   Normal\n  pages free     4000\n        min      16\n        low      20\n        high     24\n"
+    "        spanned  4096\n        present  4096\n        managed  4096\n  pagesets\n    cpu: 0\n"
+    "              count:    0\n              high:     8\n              batch:    2\n"
+    "              high_min: 8\n              high_max: 16\n  start_pfn:           262144\n";
+
+std::string trace_line(double ts, const std::string& event) {
+  return "            test-1     [000] .....   " + std::to_string(ts).substr(0, 10) + ": " + event + "\n";
+}
+
+// Two refilled blocks, both allocated, one freed.
+std::string small_trace() {
+  return "# tracer: nop\n" +
+         trace_line(100.000001, "mm_page_alloc_zone_locked: page=0000000000040100 pfn=0x40100 order=0 migratetype=1 percpu_refill=1") +
+         trace_line(100.000002, "mm_page_alloc_zone_locked: page=0000000000040101 pfn=0x40101 order=0 migratetype=1 percpu_refill=1") +
+         trace_line(100.000003, "mm_page_alloc: page=0000000000040100 pfn=0x40100 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE") +
+         trace_line(100.000004, "mm_page_alloc: page=0000000000040101 pfn=0x40101 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE") +
+         trace_line(100.000005, "mm_page_free: page=0000000000040100 pfn=0x40100 order=0");
+}
+
+}  // namespace replay_cli
+
+// A malformed line: its position, exit 2, and none of the outputs asked for.
+TEST(Cli, ReplayBadTraceExitsTwoWithPositionAndWritesNothing) {
+  const fs::path dir = fresh_dir();
+  std::string text = replay_cli::small_trace();
+  text.replace(text.find("order=0 migratetype=1 gfp"), 7, "order=x");
+  write_file(dir / "bad.trace", text);
+  write_file(dir / "zi.txt", replay_cli::kZoneinfo);
+  const Result r = pagesim("replay " + quote((dir / "bad.trace").string()) + " --zoneinfo " + quote((dir / "zi.txt").string()) +
+                               " --json " + quote((dir / "r.json").string()) + " --emit-trace " + quote((dir / "m.trace").string()),
+                           dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("bad.trace:4:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("order=x"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+  EXPECT_FALSE(fs::exists(dir / "m.trace"));
+  EXPECT_EQ(pagesim("replay " + quote((dir / "bad.trace").string()) + " --anchor sideways", dir).code, 2);
+  EXPECT_EQ(pagesim("replay " + quote((dir / "nope.trace").string()), dir).code, 2);
+}
+
+// The table, the JSON and the model's own trace, which replays in turn.
+TEST(Cli, ReplayWritesTableJsonAndTheModelsTrace) {
+  const fs::path dir = fresh_dir();
+  write_file(dir / "t.trace", replay_cli::small_trace());
+  write_file(dir / "zi.txt", replay_cli::kZoneinfo);
+  const std::string zi = " --zoneinfo " + quote((dir / "zi.txt").string());
+  const Result r = pagesim("replay " + quote((dir / "t.trace").string()) + zi + " --json " + quote((dir / "r.json").string()) +
+                               " --emit-trace " + quote((dir / "m.trace").string()),
+                           dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("refill      0         2           2   1.000  pass           2   1.000  pass"), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir / "r.json"));
+  EXPECT_EQ(j["schema"], "pagesim-replay/1");
+  ASSERT_EQ(j["profiles"].size(), 2u);
+  EXPECT_EQ(j["profiles"][0]["preset"], "v6.18");
+  EXPECT_EQ(j["profiles"][1]["preset"], "v5.17");
+  EXPECT_EQ(j["profiles"][0]["rows"][0]["kind"], "refill");
+  EXPECT_EQ(j["profiles"][0]["rows"][0]["kernel"], 2);
+  EXPECT_EQ(j["profiles"][0]["pass"], true);
+  const Result again = pagesim("replay " + quote((dir / "m.trace").string()) + zi + " --profile v6.18 -q", dir);
+  EXPECT_EQ(again.code, 0) << again.err;
+}
+
 }  // namespace
 }  // namespace pagesim::scenario::testing

@@ -21,11 +21,18 @@ replay::Anchor anchor_of(const std::string& s) {
   throw InputError(fmt::format("--anchor: '{}' is not one of auto|start|end|fit|min", s));
 }
 
+replay::Decay decay_of(const std::string& s) {
+  if (s == "timer") return replay::Decay::timer;
+  if (s == "off") return replay::Decay::off;
+  throw InputError(fmt::format("--decay: '{}' is not one of timer|off", s));
+}
+
 }  // namespace
 
 int replay(const ReplayArgs& a) {
   // Everything is read and replayed before anything is written: bad input leaves no partial output.
   const replay::Anchor anchor = anchor_of(a.anchor);
+  const replay::Decay decay = decay_of(a.decay);
   const trace::Trace t = trace::read_ftrace(a.trace);
   const replay::ZoneInfoFile zi = a.zoneinfo.empty() ? replay::ZoneInfoFile{} : replay::read_zoneinfo(a.zoneinfo);
   std::vector<std::string> presets = a.profiles;
@@ -35,6 +42,7 @@ int replay(const ReplayArgs& a) {
     replay::ReplayOptions o;
     o.preset = presets[i];
     o.anchor = anchor;
+    o.decay = decay;
     o.series_cpu = a.cpu;
     o.keep_model_trace = i == 0 && !a.emit_trace.empty();
     results.push_back(replay::replay(t, zi, o));

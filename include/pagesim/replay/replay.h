@@ -29,9 +29,16 @@ enum class Anchor : uint8_t {
 };
 std::string_view anchor_name(Anchor a);
 
+// When 6.x's vmstat_update runs decay_pcp_high on a CPU: a trace does not record it.
+enum class Decay : uint8_t {
+  timer,  // its deferrable per-CPU work: due at whole seconds, run when the CPU is next awake
+  off,    // never (as if every CPU's work were idle-stopped for the whole trace)
+};
+
 struct ReplayOptions {
   std::string preset = "v6.18";  // the kernel profile the model runs
   Anchor anchor = Anchor::automatic;
+  Decay decay = Decay::timer;
   int series_cpu = -1;           // the CPU whose pcp count is traced over time (-1: the busiest)
   bool keep_model_trace = false; // ReplayResult::model_trace (for --emit-trace)
 };
@@ -59,6 +66,8 @@ struct SeriesPoint {
 struct ReplayResult {
   std::string preset;
   Anchor anchor = Anchor::automatic;  // the anchor used (never automatic)
+  Decay decay = Decay::timer;
+  uint64_t decays = 0;                // decay_pcp_high calls
   std::string anchor_reason;
   std::string zone;                   // the zone replayed ("Normal")
   uint64_t managed_pages = 0;
