@@ -373,7 +373,7 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
   for (size_t i = 0; i < t.events.size(); ++i) {
     const trace::Event& e = t.events[i];
     rec.now = e.ts;
-    if (o.decay == Decay::timer && e.cpu < ncpu && e.ts >= decay_due[e.cpu]) {
+    if (o.decay == Decay::timer && cfg.profile == mm::Profile::v6_18 && e.cpu < ncpu && e.ts >= decay_due[e.cpu]) {
       ex.set_cpu(e.cpu);
       mmu.decay_pcp_high(zone);
       r.decays++;
