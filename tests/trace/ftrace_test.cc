@@ -45,20 +45,29 @@ fs::path temp_file(const std::string& name) {
   return fs::temp_directory_path() / (std::to_string(::getpid()) + "-" + name);
 }
 
+// Every field of `e` against `want`; `line` too unless `with_line` is false.
+void expect_event(const Event& e, const Event& want, bool with_line = true) {
+  EXPECT_EQ(e.ts, want.ts);
+  EXPECT_EQ(e.cpu, want.cpu);
+  EXPECT_EQ(e.kind, want.kind);
+  EXPECT_EQ(e.order, want.order);
+  EXPECT_EQ(e.migratetype, want.migratetype);
+  EXPECT_EQ(e.percpu_refill, want.percpu_refill);
+  EXPECT_EQ(e.failed, want.failed);
+  EXPECT_EQ(e.pfn, want.pfn);
+  EXPECT_EQ(e.gfp, want.gfp);
+  if (with_line) {
+    EXPECT_EQ(e.line, want.line);
+  }
+}
+
 void expect_same_events(const Trace& a, const Trace& b) {
   ASSERT_EQ(a.events.size(), b.events.size());
   for (size_t i = 0; i < a.events.size(); ++i) {
     const Event &x = a.events[i], &y = b.events[i];
     SCOPED_TRACE(::testing::Message() << "event " << i << " (line " << x.line << " of " << a.source << ")");
-    ASSERT_EQ(x.ts, y.ts);
-    ASSERT_EQ(x.cpu, y.cpu);
-    ASSERT_EQ(x.kind, y.kind);
-    ASSERT_EQ(x.order, y.order);
-    ASSERT_EQ(x.migratetype, y.migratetype);
-    ASSERT_EQ(x.percpu_refill, y.percpu_refill);
-    ASSERT_EQ(x.failed, y.failed);
-    ASSERT_EQ(x.pfn, y.pfn);
-    ASSERT_EQ(x.gfp, y.gfp);
+    expect_event(x, y, false);
+    ASSERT_FALSE(::testing::Test::HasFailure());
     ASSERT_EQ(a.gfp_text(x), b.gfp_text(y));
   }
 }
@@ -93,18 +102,9 @@ TEST(FtraceEvents, MmPageAllocWithSpacesAndDashesInTheTaskName) {
       "   Web Content-x-1234    [001] d..3.   289.249846: mm_page_alloc: page=000000006aef3bfb pfn=0x11c64b "
       "order=3 migratetype=1 gfp_flags=GFP_KERNEL_ACCOUNT|__GFP_ZERO|__GFP_COMP\n");
   ASSERT_EQ(t.events.size(), 1u);
-  const Event& e = t.events[0];
-  EXPECT_EQ(e.ts, 289.249846);
-  EXPECT_EQ(e.cpu, 1u);
-  EXPECT_EQ(e.kind, EventKind::mm_page_alloc);
-  EXPECT_EQ(e.order, 3);
-  EXPECT_EQ(e.migratetype, 1);
-  EXPECT_FALSE(e.percpu_refill);
-  EXPECT_FALSE(e.failed);
-  EXPECT_EQ(e.pfn, 0x11c64bu);
-  EXPECT_EQ(t.gfp_text(e), "GFP_KERNEL_ACCOUNT|__GFP_ZERO|__GFP_COMP");
-  EXPECT_EQ(e.gfp, 1);
-  EXPECT_EQ(e.line, 2u);
+  expect_event(t.events[0], {.ts = 289.249846, .cpu = 1, .kind = EventKind::mm_page_alloc, .order = 3,
+                             .migratetype = 1, .pfn = 0x11c64b, .gfp = 1, .line = 2});
+  EXPECT_EQ(t.gfp_text(t.events[0]), "GFP_KERNEL_ACCOUNT|__GFP_ZERO|__GFP_COMP");
   EXPECT_EQ(t.max_cpu(), 1u);
 }
 
@@ -112,46 +112,22 @@ TEST(FtraceEvents, MmPageFreeOfAKworker) {
   const Trace t = parse("kworker/0:1-events-41 [002] ..s1. 12.000001: mm_page_free: page=0000000036474c5a "
                         "pfn=0x125c9d order=9\n");
   ASSERT_EQ(t.events.size(), 1u);
-  const Event& e = t.events[0];
-  EXPECT_EQ(e.ts, 12.000001);
-  EXPECT_EQ(e.cpu, 2u);
-  EXPECT_EQ(e.kind, EventKind::mm_page_free);
-  EXPECT_EQ(e.order, 9);
-  EXPECT_EQ(e.migratetype, -1);
-  EXPECT_FALSE(e.failed);
-  EXPECT_EQ(e.pfn, 0x125c9du);
-  EXPECT_EQ(e.gfp, 0);
-  EXPECT_EQ(e.line, 1u);
+  expect_event(t.events[0], {.ts = 12.000001, .cpu = 2, .kind = EventKind::mm_page_free, .order = 9, .pfn = 0x125c9d, .line = 1});
 }
 
 TEST(FtraceEvents, MmPageFreeBatchedWithoutTheFlagsColumn) {
   const Trace t = parse("\n              sh-4947    [003]   289.246606: mm_page_free_batched: page=00000000de276158 "
                         "pfn=0x112ca2 order=0\n");
   ASSERT_EQ(t.events.size(), 1u);
-  const Event& e = t.events[0];
-  EXPECT_EQ(e.ts, 289.246606);
-  EXPECT_EQ(e.cpu, 3u);
-  EXPECT_EQ(e.kind, EventKind::mm_page_free_batched);
-  EXPECT_EQ(e.order, 0);
-  EXPECT_EQ(e.migratetype, -1);
-  EXPECT_EQ(e.pfn, 0x112ca2u);
-  EXPECT_EQ(e.line, 2u);
+  expect_event(t.events[0], {.ts = 289.246606, .cpu = 3, .kind = EventKind::mm_page_free_batched, .pfn = 0x112ca2, .line = 2});
 }
 
 TEST(FtraceEvents, MmPageAllocZoneLockedWithFourFlagsAndTgid) {
   const Trace t = parse("             tar-4948    (   4940) [001] d..3   289.249846: mm_page_alloc_zone_locked: "
                         "page=0000000046316de4 pfn=0x109ea5 order=1 migratetype=2 percpu_refill=1\n");
   ASSERT_EQ(t.events.size(), 1u);
-  const Event& e = t.events[0];
-  EXPECT_EQ(e.ts, 289.249846);
-  EXPECT_EQ(e.cpu, 1u);
-  EXPECT_EQ(e.kind, EventKind::mm_page_alloc_zone_locked);
-  EXPECT_EQ(e.order, 1);
-  EXPECT_EQ(e.migratetype, 2);
-  EXPECT_TRUE(e.percpu_refill);
-  EXPECT_FALSE(e.failed);
-  EXPECT_EQ(e.pfn, 0x109ea5u);
-  EXPECT_EQ(e.gfp, 0);
+  expect_event(t.events[0], {.ts = 289.249846, .cpu = 1, .kind = EventKind::mm_page_alloc_zone_locked, .order = 1,
+                             .migratetype = 2, .percpu_refill = true, .pfn = 0x109ea5, .line = 1});
 
   // Before 5.13 there is no percpu_refill.
   const Trace old = parse("tar-4948 [001] d..3 1.0: mm_page_alloc_zone_locked: page=0000000046316de4 pfn=0x109ea5 "
@@ -164,14 +140,8 @@ TEST(FtraceEvents, MmPagePcpuDrain) {
   const Trace t = parse("            gzip-4949    [000] d..3.   289.401835: mm_page_pcpu_drain: page=0000000039cdee77 "
                         "pfn=0x125921 order=3 migratetype=4\n");
   ASSERT_EQ(t.events.size(), 1u);
-  const Event& e = t.events[0];
-  EXPECT_EQ(e.ts, 289.401835);
-  EXPECT_EQ(e.cpu, 0u);
-  EXPECT_EQ(e.kind, EventKind::mm_page_pcpu_drain);
-  EXPECT_EQ(e.order, 3);
-  EXPECT_EQ(e.migratetype, 4);
-  EXPECT_FALSE(e.percpu_refill);
-  EXPECT_EQ(e.pfn, 0x125921u);
+  expect_event(t.events[0], {.ts = 289.401835, .kind = EventKind::mm_page_pcpu_drain, .order = 3, .migratetype = 4,
+                             .pfn = 0x125921, .line = 1});
 }
 
 TEST(FtraceEvents, FailedAllocationsAreMarkedNotErrors) {
