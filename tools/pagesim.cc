@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   replay->add_option("--zoneinfo", rpa.zoneinfo, "/proc/zoneinfo captured with the trace: zone size, watermarks, pagesets");
   replay->add_option("--profile", rpa.profiles, "a preset to replay under (repeatable; default: v6.18 and v5.17)")->allow_extra_args(false);
   replay->add_option("--anchor", rpa.anchor, "where the zoneinfo's pcp counts stand: auto, start, end, fit or min (default auto)");
-  replay->add_option("--decay", rpa.decay, "when 6.x's vmstat_update decays pcp->high: timer (due each whole second, run when the CPU is awake; default) or off");
+  replay->add_option("--decay", rpa.decay, "when 6.x's vmstat_update decays pcp->high: auto (default: trace if the trace has its workqueue events, else timer), trace, timer (due each whole second, run when the CPU is awake) or off");
   replay->add_option("--cpu", rpa.cpu, "the CPU whose pcp count is plotted (default: the busiest)")->check(CLI::Range(0, 4095));
   replay->add_option("--json", rpa.json, "write the fidelity table and pcp series (schema pagesim-replay/1) to FILE");
   replay->add_option("--emit-trace", rpa.emit_trace, "write the model's own events (first profile) in the same ftrace format to FILE");

@@ -115,6 +115,8 @@ int KernelLists::apply(size_t i) {
       on_lists_.erase(e.pfn);
       move(e.cpu, list_of(e.migratetype >= 0 && e.migratetype <= 2 ? static_cast<unsigned>(e.migratetype) : 1u, order), -1);
       return static_cast<int>(e.cpu);
+    case EventKind::vmstat_update:
+      return -1;
     case EventKind::mm_page_free:
     case EventKind::mm_page_free_batched: {
       const trace::Event* f = &e;

@@ -28,6 +28,16 @@ std::string_view anchor_name(Anchor a) {
   return "?";
 }
 
+std::string_view decay_name(Decay d) {
+  switch (d) {
+    case Decay::automatic: return "auto";
+    case Decay::trace: return "trace";
+    case Decay::timer: return "timer";
+    case Decay::off: return "off";
+  }
+  return "?";
+}
+
 std::string_view kind_name(Kind k) {
   static constexpr std::string_view kNames[] = {"alloc", "free", "refill", "buddy", "drain"};
   return kNames[static_cast<size_t>(k)];
@@ -52,6 +62,7 @@ std::optional<Kind> classify(const trace::Event& e) {
     case EventKind::mm_page_alloc_zone_locked:
       return detail::pcp_order(e.order) && e.migratetype >= 0 && e.migratetype <= 2 ? Kind::refill : Kind::buddy;
     case EventKind::mm_page_pcpu_drain: return Kind::drain;
+    case EventKind::vmstat_update: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -102,6 +113,10 @@ class Recorder final : public mm::TraceSink {
   // zoneinfo's pfn range and replays with it.
   Recorder(Counts& counts, trace::Trace* keep, int64_t pfn_offset) : counts_(counts), keep_(keep), pfn_offset_(pfn_offset) {}
   double now = 0;
+  // The model's vmstat_update, so that an emitted trace replays with `--decay trace`.
+  void mark_vmstat_update(unsigned cpu) {
+    if (keep_) keep_->events.push_back(trace::Event{.ts = now, .cpu = cpu, .kind = EventKind::vmstat_update});
+  }
   void emit(const mm::Tracepoint& tp) override {
     trace::Event e;
     e.ts = now;
@@ -166,6 +181,10 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
   ReplayResult r;
   r.preset = o.preset;
   r.decay = o.decay;
+  if (r.decay == Decay::automatic)
+    r.decay = std::any_of(t.events.begin(), t.events.end(), [](const trace::Event& e) { return e.kind == EventKind::vmstat_update; })
+                  ? Decay::trace
+                  : Decay::timer;
   r.zone = zinfo.name;
   r.managed_pages = zinfo.managed;
   r.nr_cpus = std::max(t.nr_cpus, t.max_cpu() + 1);
@@ -373,8 +392,11 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
   for (size_t i = 0; i < t.events.size(); ++i) {
     const trace::Event& e = t.events[i];
     rec.now = e.ts;
-    if (o.decay == Decay::timer && cfg.profile == mm::Profile::v6_18 && e.cpu < ncpu && e.ts >= decay_due[e.cpu]) {
+    const bool vmstat_now = r.decay == Decay::trace ? e.kind == EventKind::vmstat_update
+                                                    : r.decay == Decay::timer && e.cpu < ncpu && e.ts >= decay_due[e.cpu];
+    if (vmstat_now && cfg.profile == mm::Profile::v6_18 && e.cpu < ncpu) {
       ex.set_cpu(e.cpu);
+      rec.mark_vmstat_update(e.cpu);
       mmu.decay_pcp_high(zone);
       r.decays++;
       decay_due[e.cpu] = std::round(e.ts) + 1;

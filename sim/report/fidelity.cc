@@ -69,8 +69,8 @@ std::string fidelity_table(const trace::Trace& t, const std::vector<ReplayResult
   for (const ReplayResult& r : rs) {
     out += fmt::format("{}: pcp at the first event ({} anchor: {}): {}\n", r.preset, replay::anchor_name(r.anchor),
                        r.anchor_reason, pcp_line(r));
-    if (r.decay == replay::Decay::off) out += fmt::format("{}: vmstat's decay_pcp_high off\n", r.preset);
-    else if (r.decays) out += fmt::format("{}: {} decay_pcp_high calls (vmstat_update)\n", r.preset, r.decays);
+    if (r.decays || r.decay == replay::Decay::off)
+      out += fmt::format("{}: vmstat's decay_pcp_high ({}): {} calls\n", r.preset, replay::decay_name(r.decay), r.decays);
     if (r.model_alloc_failures) out += fmt::format("{}: {} allocations failed in the model\n", r.preset, r.model_alloc_failures);
   }
   out += "\nblocks per event kind and order (kernel units: one event, one block); pass = within ±15% of the kernel\n";
@@ -108,7 +108,7 @@ nlohmann::ordered_json fidelity_json(const trace::Trace& t, const std::string& z
     p["cpus"] = r.nr_cpus;
     p["anchor"] = replay::anchor_name(r.anchor);
     p["anchor_reason"] = r.anchor_reason;
-    p["decay"] = r.decay == replay::Decay::off ? "off" : "timer";
+    p["decay"] = replay::decay_name(r.decay);
     p["decay_calls"] = r.decays;
     p["batch"] = r.batch;
     p["initial"] = nlohmann::ordered_json::array();

@@ -25,7 +25,8 @@ namespace pagesim::trace {
 
 std::string_view event_name(EventKind kind) {
   static constexpr std::string_view kNames[kNrEventKinds] = {
-      "mm_page_alloc", "mm_page_free", "mm_page_free_batched", "mm_page_alloc_zone_locked", "mm_page_pcpu_drain",
+      "mm_page_alloc",      "mm_page_free",           "mm_page_free_batched", "mm_page_alloc_zone_locked",
+      "mm_page_pcpu_drain", "workqueue_execute_start",
   };
   const auto i = static_cast<unsigned>(kind);
   return i < kNrEventKinds ? kNames[i] : std::string_view("?");
@@ -270,7 +271,8 @@ class Parser {
     const bool colon = name.back() == ':';
     if (colon) name.remove_suffix(1);
     const std::optional<EventKind> kind = kind_of(name);
-    if (!kind) {
+    // "work struct 00000000b1f2a3c4: function vmstat_update": only that function is kept.
+    if (!kind || (*kind == EventKind::vmstat_update && !l_.ends_with(" function vmstat_update"))) {
       ++t_.skipped[std::string(name)];
       return;
     }
@@ -281,7 +283,7 @@ class Parser {
     ev.cpu = cpu;
     ev.kind = *kind;
     ev.line = n_;
-    fields(ev, name, skip_spaces(e));
+    if (ev.kind != EventKind::vmstat_update) fields(ev, name, skip_spaces(e));
     t_.events.push_back(ev);
   }
 

@@ -43,6 +43,11 @@ void write_ftrace(std::ostream& out, const Trace& t) {
                  "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
                  "#              | |         |   |||||     |         |\n");
   for (const Event& e : t.events) {
+    if (e.kind == EventKind::vmstat_update) {
+      fmt::format_to(it, "{:>16}-{:<7} [{:03}] ..... {:>12}: {}: work struct {:016x}: function vmstat_update\n", "<...>", 0,
+                     e.cpu, timestamp_text(e.ts), event_name(e.kind), 0);
+      continue;
+    }
     const bool failed = e.kind == EventKind::mm_page_alloc && e.failed;
     const uint64_t pfn = failed ? kNoPfn : e.pfn;
     const uint64_t page = failed ? 0 : kVmemmapStart + pfn * kStructPageSize;
@@ -60,6 +65,7 @@ void write_ftrace(std::ostream& out, const Trace& t) {
         break;
       case EventKind::mm_page_free:
       case EventKind::mm_page_free_batched:
+      case EventKind::vmstat_update:
         break;
     }
     buf.push_back('\n');

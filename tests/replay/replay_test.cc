@@ -133,6 +133,36 @@ TEST(Replay, EmittedTraceReplaysToTheSameCounts) {
     }
 }
 
+// With the vmstat work traced (workqueue_execute_start of vmstat_update), decay_pcp_high runs
+// there. Inserted after the seventh free (count 14, high 16): high becomes max(14 - 64, 16 - 2,
+// 8) = 14 with nothing above it; the eighth free then finds count 15 >= 14 and drains
+// clamp(free_count 8, 2, 14 - 2) = 8 blocks, and the ninth (count 8) none.
+TEST(Replay, TracedVmstatUpdateDecaysWhereTheKernelDid) {
+  std::string text = hand_trace();
+  const size_t at = text.find("mm_page_free: page=0000000000040200");
+  const size_t bol = text.rfind('\n', at) + 1;
+  text.insert(bol, "     kworker/0:1-9       [000] .....   100.000028: workqueue_execute_start: work struct "
+                   "00000000b1f2a3c4: function vmstat_update\n"
+                   "     kworker/0:1-9       [000] .....   100.000028: workqueue_execute_start: work struct "
+                   "00000000b1f2a3c5: function vmstat_shepherd\n");
+  const trace::Trace t = parse(text);
+  EXPECT_EQ(t.skipped.at("workqueue_execute_start"), 1u);
+  const ReplayResult r = run(t, "v6.18");
+  EXPECT_EQ(r.decay, Decay::trace);
+  EXPECT_EQ(r.decays, 1u);
+  EXPECT_EQ(r.model.at(Kind::drain, 0), 8u);
+  ReplayOptions off;
+  off.decay = Decay::off;
+  EXPECT_EQ(replay(t, parse_zoneinfo(kZoneinfo, "z"), off).model.at(Kind::drain, 0), 9u);
+  // The model's trace carries its vmstat_update, so it replays the same way.
+  const ReplayResult first = run(t, "v6.18", true);
+  std::ostringstream out;
+  trace::write_ftrace(out, first.model_trace);
+  const ReplayResult again = run(parse(out.str()), "v6.18");
+  EXPECT_EQ(again.decays, 1u);
+  EXPECT_EQ(again.model.at(Kind::drain, 0), 8u);
+}
+
 TEST(Replay, BadInputIsAnInputError) {
   const trace::Trace t = parse(hand_trace());
   ReplayOptions o;

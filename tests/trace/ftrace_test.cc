@@ -144,6 +144,18 @@ TEST(FtraceEvents, MmPagePcpuDrain) {
                              .pfn = 0x125921, .line = 1});
 }
 
+// workqueue_execute_start is kept only for vmstat_update (where 6.x decays pcp->high).
+TEST(FtraceEvents, VmstatUpdateWorkOnly) {
+  const Trace t = parse(
+      "kworker/1:2-77 [001] ..... 3.000010: workqueue_execute_start: work struct 00000000b1f2a3c4: function vmstat_update\n"
+      "kworker/1:2-77 [001] ..... 3.000020: workqueue_execute_start: work struct 00000000b1f2a3c5: function vmstat_shepherd\n");
+  ASSERT_EQ(t.events.size(), 1u);
+  expect_event(t.events[0], {.ts = 3.000010, .cpu = 1, .kind = EventKind::vmstat_update, .line = 1});
+  EXPECT_EQ(t.skipped.at("workqueue_execute_start"), 1u);
+  EXPECT_EQ(event_name(EventKind::vmstat_update), "workqueue_execute_start");
+  expect_same_events(t, round_trip(t));
+}
+
 TEST(FtraceEvents, FailedAllocationsAreMarkedNotErrors) {
   const Trace t = parse(
       "a-1 [000] ..... 1.0: mm_page_alloc: page=0000000000000000 pfn=0xffffffffffffffff order=10 migratetype=1 "

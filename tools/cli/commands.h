@@ -52,7 +52,7 @@ struct ReplayArgs {
   std::string zoneinfo;               // "": one zone over the trace's pfns, the model's pagesets
   std::vector<std::string> profiles;  // presets; none: v6.18 and v5.17
   std::string anchor = "auto";        // auto|start|end|fit|min
-  std::string decay = "timer";        // timer|off
+  std::string decay = "auto";         // auto|trace|timer|off
   int cpu = -1;                       // the CPU whose pcp count is plotted (-1: the busiest)
   std::string json, emit_trace, plot_dir;
   bool quiet = false;

@@ -22,9 +22,9 @@ replay::Anchor anchor_of(const std::string& s) {
 }
 
 replay::Decay decay_of(const std::string& s) {
-  if (s == "timer") return replay::Decay::timer;
-  if (s == "off") return replay::Decay::off;
-  throw InputError(fmt::format("--decay: '{}' is not one of timer|off", s));
+  for (replay::Decay d : {replay::Decay::automatic, replay::Decay::trace, replay::Decay::timer, replay::Decay::off})
+    if (s == replay::decay_name(d)) return d;
+  throw InputError(fmt::format("--decay: '{}' is not one of auto|trace|timer|off", s));
 }
 
 }  // namespace

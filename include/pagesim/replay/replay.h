@@ -29,16 +29,20 @@ enum class Anchor : uint8_t {
 };
 std::string_view anchor_name(Anchor a);
 
-// When 6.x's vmstat_update runs decay_pcp_high on a CPU: a trace does not record it.
+// When 6.x's vmstat_update runs decay_pcp_high on a CPU. The kmem events do not show it; a
+// trace that also enables workqueue_execute_start (docs/replay.md) does.
 enum class Decay : uint8_t {
-  timer,  // its deferrable per-CPU work: due at whole seconds, run when the CPU is next awake
-  off,    // never (as if every CPU's work were idle-stopped for the whole trace)
+  automatic,  // `trace` when the trace has vmstat_update events, else `timer`
+  trace,      // at the trace's vmstat_update events, on their CPUs
+  timer,      // its deferrable per-CPU work: due at whole seconds, run when the CPU is next awake
+  off,        // never (as if every CPU's work were idle-stopped for the whole trace)
 };
+std::string_view decay_name(Decay d);
 
 struct ReplayOptions {
   std::string preset = "v6.18";  // the kernel profile the model runs
   Anchor anchor = Anchor::automatic;
-  Decay decay = Decay::timer;
+  Decay decay = Decay::automatic;
   int series_cpu = -1;           // the CPU whose pcp count is traced over time (-1: the busiest)
   bool keep_model_trace = false; // ReplayResult::model_trace (for --emit-trace)
 };
@@ -66,7 +70,7 @@ struct SeriesPoint {
 struct ReplayResult {
   std::string preset;
   Anchor anchor = Anchor::automatic;  // the anchor used (never automatic)
-  Decay decay = Decay::timer;
+  Decay decay = Decay::timer;         // the one used (never automatic)
   uint64_t decays = 0;                // decay_pcp_high calls
   std::string anchor_reason;
   std::string zone;                   // the zone replayed ("Normal")

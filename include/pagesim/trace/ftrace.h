@@ -50,9 +50,12 @@ enum class EventKind : uint8_t {
   mm_page_free_batched,
   mm_page_alloc_zone_locked,
   mm_page_pcpu_drain,
+  // workqueue_execute_start of vmstat_update: where 6.x decays pcp->high (decay_pcp_high).
+  // Other workqueue_execute_start lines are skipped. No fields of Event but ts and cpu.
+  vmstat_update,
 };
-inline constexpr unsigned kNrEventKinds = 5;
-std::string_view event_name(EventKind kind);  // "mm_page_alloc", ...
+inline constexpr unsigned kNrEventKinds = 6;
+std::string_view event_name(EventKind kind);  // "mm_page_alloc", ..., "workqueue_execute_start"
 
 // The pfn of a failed mm_page_alloc (the kernel's -1UL).
 inline constexpr uint64_t kNoPfn = ~uint64_t{0};
