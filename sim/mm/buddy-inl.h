@@ -28,7 +28,7 @@ inline int find_suitable_fallback(const FreeArea& area, unsigned order, unsigned
   *can_steal = false;
   if (area.nr_free == 0 || mt >= MIGRATE_PCPTYPES) return -1;
   for (unsigned fallback_mt : kFallbacks[mt]) {
-    if (area.free_list[fallback_mt].empty()) continue;
+    if (area.list_empty(fallback_mt)) continue;
     if (can_steal_fallback(order, mt)) *can_steal = true;
     return static_cast<int>(fallback_mt);
   }
@@ -55,7 +55,7 @@ Page* Mm<E>::__rmqueue_smallest(Zone& zone, unsigned order, unsigned mt, bool tr
   for (unsigned o = order; o < MAX_ORDER; ++o) {
     PageList& list = zone.free_area[o].free_list[mt];
     touch(ex_, free_list_line(zone, o, mt), AccessKind::load, Site::__rmqueue_smallest);
-    if (list.empty()) continue;
+    if (list.empty() && !m_.populate_free_list(zone, o, mt)) continue;
     Page* page = &list.front();
     del_page_from_free_list(page, zone, o);
     expand(zone, page, order, o, mt);
@@ -172,7 +172,9 @@ bool Mm<E>::__rmqueue_fallback(Zone& zone, int order, unsigned start_mt, unsigne
     break;
   }
   if (fallback_mt == -1 || current_order < min_order) return false;
-  Page* page = &zone.free_area[current_order].free_list[fallback_mt].front();
+  PageList& list = zone.free_area[current_order].free_list[fallback_mt];
+  if (list.empty()) m_.populate_free_list(zone, static_cast<unsigned>(current_order), static_cast<unsigned>(fallback_mt));
+  Page* page = &list.front();
   touch(ex_, pline(page), AccessKind::load, Site::__rmqueue_fallback);
   steal_suitable_fallback(zone, page, alloc_flags, start_mt, can_steal);
   // 6.x's try_to_claim_block hands a claimed block below pageblock order to

@@ -33,25 +33,33 @@ void corrupt_page(Page* p, FaultField field) {
 }
 
 namespace {
+struct Candidate {
+  Zone* zone;
+  PageList* list;
+  unsigned order;
+  unsigned mt;  // a buddy list's migratetype; MIGRATE_TYPES for a pcp list
+};
+
 // Picks one of the first few blocks of a list: cheap, and still spread by the RNG.
-Page* pick(PageList& list, Rng& rng) {
-  if (list.empty()) return nullptr;
+Page* pick(Machine& m, const Candidate& c, Rng& rng) {
   uint64_t k = rng.below(16);
-  for (Page& p : list)
+  uint64_t linked = 0;
+  for (auto it = c.list->begin(); it != c.list->end() && linked <= k; ++it) linked++;
+  if (linked <= k) m.populate_free_list(*c.zone, c.order, c.mt);  // the k-th may be unpopulated
+  for (Page& p : *c.list)
     if (k-- == 0) return &p;
-  return &list.front();
+  return &c.list->front();
 }
 }  // namespace
 
 std::optional<pfn_t> inject_fault(Machine& m, const FaultSpec& spec, Rng& rng) {
   const auto& zones = m.populated_zones();
-  struct Candidate { PageList* list; unsigned order; };
   std::vector<Candidate> candidates;
   for (Zone* z : zones) {
     if (spec.where == FaultWhere::buddy) {
       for (unsigned o = spec.min_order; o < MAX_ORDER; ++o)
         for (unsigned mt = 0; mt < MIGRATE_TYPES; ++mt)
-          if (!z->free_area[o].free_list[mt].empty()) candidates.push_back({&z->free_area[o].free_list[mt], o});
+          if (!z->free_area[o].list_empty(mt)) candidates.push_back({z, &z->free_area[o].free_list[mt], o, mt});
     } else {
       for (unsigned cpu = 0; cpu < m.nr_cpus(); ++cpu)
         for (unsigned pindex = 0; pindex < NR_PCP_LISTS; ++pindex) {
@@ -59,13 +67,13 @@ std::optional<pfn_t> inject_fault(Machine& m, const FaultSpec& spec, Rng& rng) {
                                      ? (pindex / MIGRATE_PCPTYPES > PAGE_ALLOC_COSTLY_ORDER ? pageblock_order : pindex / MIGRATE_PCPTYPES)
                                      : 0;
           if (order >= spec.min_order && !z->pcp(cpu).lists[pindex].empty())
-            candidates.push_back({&z->pcp(cpu).lists[pindex], order});
+            candidates.push_back({z, &z->pcp(cpu).lists[pindex], order, MIGRATE_TYPES});
         }
     }
   }
   if (candidates.empty()) return std::nullopt;
   const Candidate& c = candidates[rng.below(candidates.size())];
-  Page* head = pick(*c.list, rng);
+  Page* head = pick(m, c, rng);
   const uint64_t nr = uint64_t{1} << c.order;
   uint64_t sub = 0;
   if (spec.subpage < 0) sub = nr > 1 ? 1 + rng.below(nr - 1) : 0;

@@ -44,12 +44,21 @@ void Mm<E>::touch_list_neighbours(Page* page, AccessKind kind, Site site) {
   }
 }
 
+// Before a free block leaves its list: the last linked block's successor on the kernel's list
+// may be an unpopulated one (FreeArea::nr_unpopulated), whose line list_del writes.
+template <Exec E>
+void Mm<E>::unlink_populated(Page* page, Zone& zone, unsigned order, unsigned mt) {
+  if (&zone.free_area[order].free_list[mt].back() == page) m_.populate_free_list(zone, order, mt);
+}
+
 // add_to_free_list / add_to_free_list_tail (mm/page_alloc.c); sets the buddy order and type
 // as set_buddy_order does, which every caller does right after.
 template <Exec E>
 void Mm<E>::add_to_free_list(Page* page, Zone& zone, unsigned order, unsigned mt, bool tail) {
   FreeArea& area = zone.free_area[order];
   PageList& list = area.free_list[mt];
+  // The neighbour written may be an unpopulated block; a tail add goes behind all of them.
+  if (tail || list.empty()) m_.populate_free_list(zone, order, mt, /*all=*/tail);
   touch(ex_, free_list_line(zone, order, mt), AccessKind::rmw, Site::__free_one_page);
   if (!list.empty()) touch(ex_, pline(tail ? &list.back() : &list.front()), AccessKind::store, Site::__free_one_page);
   if (tail) list.push_back(*page); else list.push_front(*page);
@@ -67,10 +76,12 @@ template <Exec E>
 void Mm<E>::move_to_free_list(Page* page, Zone& zone, unsigned order, unsigned mt) {
   FreeArea& area = zone.free_area[order];
   const unsigned old_mt = free_list_mt(page);
+  unlink_populated(page, zone, order, old_mt);
   touch_list_neighbours(page, AccessKind::store, Site::move_freepages_block);
   area.free_list[old_mt].erase(area.free_list[old_mt].iterator_to(*page));
   WRITE_ONCE(area.nr_blocks[old_mt], area.nr_blocks[old_mt] - 1);
   PageList& dst = area.free_list[mt];
+  m_.populate_free_list(zone, order, mt, /*all=*/true);  // list_move_tail goes behind them
   if (!dst.empty()) touch(ex_, pline(&dst.back()), AccessKind::store, Site::move_freepages_block);
   dst.push_back(*page);
   page->index = mt;
@@ -85,6 +96,7 @@ void Mm<E>::del_page_from_free_list(Page* page, Zone& zone, unsigned order) {
   FreeArea& area = zone.free_area[order];
   const unsigned mt = free_list_mt(page);
   if (test_page_flag(page, PG_reported)) __clear_page_flag(page, PG_reported);
+  unlink_populated(page, zone, order, mt);
   touch_list_neighbours(page, AccessKind::store, Site::__rmqueue_smallest);
   area.free_list[mt].erase(area.free_list[mt].iterator_to(*page));
   WRITE_ONCE(area.nr_blocks[mt], area.nr_blocks[mt] - 1);

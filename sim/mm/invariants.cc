@@ -67,6 +67,10 @@ class Checker {
                    "{}: free buddies pfn {:#x} and {:#x} of order {} are not merged", zn, pfn, pfn ^ (pfn_t{1} << o), o);
           }
         }
+        if (o == MAX_ORDER - 1 && mt == MIGRATE_MOVABLE && area.nr_unpopulated) {
+          on_list += area.nr_unpopulated;
+          check_unpopulated(z, area.nr_unpopulated, zn, r);
+        }
         expect(on_list == area.nr_blocks[mt], r, "{}: free_area[{}] list {} holds {} blocks, count says {}", zn, o,
                migratetype_name(mt), on_list, area.nr_blocks[mt]);
         blocks += on_list;
@@ -103,6 +107,20 @@ class Checker {
   }
 
  private:
+  // The unlinked tail of MAX_ORDER-1 MOVABLE (FreeArea::nr_unpopulated): whole sections just
+  // below first_deferred_pfn, inside the zone, whose struct pages nothing has initialised.
+  void check_unpopulated(const Zone& z, uint64_t blocks, const std::string& zn, InvariantReport& r) {
+    const uint64_t pages = blocks << (MAX_ORDER - 1);
+    const pfn_t start = z.first_deferred_pfn - std::min<pfn_t>(pages, z.first_deferred_pfn);
+    expect(pages % PAGES_PER_SECTION == 0 && start % PAGES_PER_SECTION == 0 && start >= z.zone_start_pfn &&
+               z.first_deferred_pfn <= z.free_end_pfn(),
+           r, "{}: {} unpopulated blocks below pfn {:#x} are not whole sections of the zone", zn, blocks,
+           z.first_deferred_pfn);
+    for (pfn_t pfn = start; pfn < z.first_deferred_pfn; pfn += PAGES_PER_SECTION)
+      expect(!m_.memmap().section_initialised(pfn / PAGES_PER_SECTION), r,
+             "{}: unpopulated free block pfn {:#x} has initialised struct pages", zn, pfn);
+  }
+
   const Machine& m_;
   absl::flat_hash_set<const Page*> seen_;  // membership only; never iterated
 };

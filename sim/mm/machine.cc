@@ -58,6 +58,7 @@ Machine::Machine(const MachineSpec& spec, const KernelConfig& cfg, const HostMem
   nr_cpus_ = spec_.nr_cpus();
   for (unsigned n = 0; n < spec_.nodes.size(); ++n)
     for (unsigned c = 0; c < spec_.nodes[n].cpus; ++c) cpu_node_.push_back(n);
+  if (!cfg_.deferred_struct_page_init) Memmap::check_fits(spec_.total_pages(), host);  // all built now
   memmap_ = std::make_unique<Memmap>(spec_.total_pages(), host);
   const uint64_t nr_pageblocks = spec_.total_pages() >> pageblock_order;
   pageblock_mt_ = std::make_unique<std::atomic<uint8_t>[]>(nr_pageblocks);
@@ -162,11 +163,9 @@ void Machine::init_struct_pages(pfn_t start, pfn_t end) {
   }
 }
 
+// Links a block at the list's tail (__free_pages_core frees with FPI_TO_TAIL); the caller counts it.
 void Machine::link_free_block(Zone& zone, Page* page, unsigned order, unsigned mt) {
-  FreeArea& area = zone.free_area[order];
-  area.free_list[mt].push_back(*page);  // __free_pages_core frees with FPI_TO_TAIL
-  area.nr_free++;
-  WRITE_ONCE(area.nr_blocks[mt], area.nr_blocks[mt] + 1);
+  zone.free_area[order].free_list[mt].push_back(*page);
   page->index = mt;
   set_page_private(page, order);
   __SetPageBuddy(page);
@@ -176,7 +175,11 @@ void Machine::free_range_to_buddy(Zone& zone, pfn_t start, pfn_t end) {
   for (pfn_t pfn = start; pfn < end;) {
     unsigned order = MAX_ORDER - 1;
     while ((pfn & ((pfn_t{1} << order) - 1)) || pfn + (pfn_t{1} << order) > end) order--;
-    link_free_block(zone, pfn_to_page(pfn), order, get_pageblock_migratetype(pfn));
+    const unsigned mt = get_pageblock_migratetype(pfn);
+    FreeArea& area = zone.free_area[order];
+    link_free_block(zone, pfn_to_page(pfn), order, mt);
+    area.nr_free++;
+    WRITE_ONCE(area.nr_blocks[mt], area.nr_blocks[mt] + 1);
     pfn += pfn_t{1} << order;
   }
 }
@@ -213,10 +216,37 @@ bool Machine::deferred_grow_zone(Zone& zone) {
   if (zone.deferred_pages == 0) return false;
   const pfn_t start = zone.first_deferred_pfn;
   const pfn_t end = std::min(zone.free_end_pfn(), (start / PAGES_PER_SECTION + 1) * PAGES_PER_SECTION);
-  init_struct_pages(start, end);
-  free_range_to_buddy(zone, start, end);
+  if (end - start == PAGES_PER_SECTION) {
+    // Whole MAX_ORDER-1 MOVABLE blocks behind those already there: count them on the list now,
+    // touch the memmap only when the list reaches them. A request that never finds its type
+    // grows every section (__rmqueue_blocks), and the host would otherwise pay for all of them.
+    FreeArea& area = zone.free_area[MAX_ORDER - 1];
+    const unsigned long blocks = PAGES_PER_SECTION >> (MAX_ORDER - 1);
+    area.nr_unpopulated += blocks;
+    area.nr_free += blocks;
+    WRITE_ONCE(area.nr_blocks[MIGRATE_MOVABLE], area.nr_blocks[MIGRATE_MOVABLE] + blocks);
+  } else {
+    populate_free_list(zone, MAX_ORDER - 1, MIGRATE_MOVABLE, /*all=*/true);  // keep the list's order
+    init_struct_pages(start, end);
+    free_range_to_buddy(zone, start, end);
+  }
   zone.first_deferred_pfn = end;
   WRITE_ONCE(zone.deferred_pages, zone.deferred_pages - (end - start));
+  return true;
+}
+
+bool Machine::populate_free_list(Zone& zone, unsigned order, unsigned mt, bool all) {
+  FreeArea& area = zone.free_area[order];
+  if (order != MAX_ORDER - 1 || mt != MIGRATE_MOVABLE || !area.nr_unpopulated) return false;
+  do {
+    // The unpopulated blocks are whole sections just below first_deferred_pfn, in pfn order.
+    const pfn_t start = zone.first_deferred_pfn - (pfn_t{area.nr_unpopulated} << (MAX_ORDER - 1));
+    const pfn_t end = start + PAGES_PER_SECTION;
+    init_struct_pages(start, end);
+    for (pfn_t pfn = start; pfn < end; pfn += pfn_t{1} << (MAX_ORDER - 1))
+      link_free_block(zone, pfn_to_page(pfn), MAX_ORDER - 1, MIGRATE_MOVABLE);
+    area.nr_unpopulated -= PAGES_PER_SECTION >> (MAX_ORDER - 1);
+  } while (all && area.nr_unpopulated);
   return true;
 }
 

@@ -79,7 +79,6 @@ Memmap::Memmap(uint64_t nr_pages, const HostMemory& host, bool prefer_hugetlb)
         return;
       }
   }
-  check_fits(nr_pages, host);
   void* p = MAP_FAILED;
   // hugetlb: without MAP_NORESERVE the mapping reserves its huge pages now, so it either fits
   // or fails here (with MAP_NORESERVE a shortfall would be a SIGBUS later).

@@ -119,7 +119,9 @@ std::vector<std::string> preflight(const scenario::ScenarioSet& set) {
   for (const scenario::Scenario& sc : set) {
     const EngineInfo& e = engine_info(sc);
     try {
-      mm::Memmap::check_fits(sc.machine.total_pages(), mm::HostMemory::probe());
+      // Without deferred struct-page init every section is built at boot (Machine).
+      for (const scenario::Variant& v : sc.variants)
+        if (!v.config.deferred_struct_page_init) mm::Memmap::check_fits(sc.machine.total_pages(), mm::HostMemory::probe());
       if (e.check) e.check(sc.machine, sc.engine_options, sc.file);
     } catch (const InputError& err) {
       const std::string what = err.what();

@@ -128,17 +128,70 @@ TEST(Machine, EagerInitWhenDeferredInitIsOff) {
   EXPECT_EQ(mm::zone_census(normal(*m)).deferred_pages, 0u);
 }
 
-TEST(Machine, RefusesAMemmapLargerThanTheHost) {
+// Without deferred init every struct page is built at boot, so the whole memmap must fit; with
+// it, the memmap grows with the sections in use and a machine larger than the host is admitted.
+TEST(Machine, RefusesAMemmapLargerThanTheHostOnlyWhenBuiltAtBoot) {
   mm::HostMemory host;
   host.mem_available_bytes = 1ull << 30;  // 1 GiB free: a 1 TiB machine needs 16 GiB of memmap
+  mm::KernelConfig eager = preset("v5.17");
+  eager.deferred_struct_page_init = false;
   try {
-    mm::Machine m(mm::MachineSpec::uniform(2, 2, 512ull << 30), preset("v5.17"), host);
+    mm::Machine m(mm::MachineSpec::uniform(2, 2, 512ull << 30), eager, host);
     FAIL() << "admitted";
   } catch (const InputError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("16384 MiB"), std::string::npos) << msg;
     EXPECT_NE(msg.find("1024 MiB"), std::string::npos) << msg;
   }
+  mm::Machine m(mm::MachineSpec::uniform(2, 2, 512ull << 30), preset("v5.17"), host);
+  EXPECT_EQ(m.memmap().sections_initialised(), 2u) << "each node's first section";
+}
+
+// A request of a type with no free block grows every deferred section (__rmqueue_blocks), but
+// only counts them on the MAX_ORDER-1 MOVABLE list: a section's struct pages are initialised
+// when the list reaches it, and the list hands out the same pfns, in the same order, as one
+// with every section linked.
+TEST(Machine, DeferredSectionsAreInitialisedWhenTheListReachesThem) {
+  auto m = machine(1, 2, 1ull << 40);  // 1 TiB; HostMemory{}: the 16 GiB memmap is reserved only
+  mm::Zone& z = normal(*m);
+  const uint64_t sections = (z.free_end_pfn() - z.zone_start_pfn) / mm::PAGES_PER_SECTION;
+  Cpu cpu(*m);
+  ASSERT_NE(cpu.mm.alloc_pages_node(0, mm::GFP_KERNEL, 0), nullptr);  // no UNMOVABLE block yet
+  EXPECT_EQ(events(*m, mm::DEFERRED_GROW), sections - 1) << "every deferred section handed to buddy";
+  EXPECT_EQ(z.deferred_pages, 0u);
+  EXPECT_EQ(m->memmap().sections_initialised(), 1u) << "none of them initialised";
+  expect_invariants(*m);
+
+  std::vector<mm::Page*> blocks;
+  for (int i = 0; i < 96; ++i) blocks.push_back(cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, 10));
+  for (size_t i = 1; i < blocks.size(); ++i)
+    ASSERT_EQ(m->page_to_pfn(blocks[i]), m->page_to_pfn(blocks[i - 1]) + 1024) << "pfn order, block " << i;
+  const uint64_t last_section = m->page_to_pfn(blocks.back()) / mm::PAGES_PER_SECTION;
+  EXPECT_EQ(m->memmap().sections_initialised(), last_section + 1) << "the sections handed out, no more";
+  expect_invariants(*m);
+
+  // A few thousand mixed allocations and frees stay within a few sections.
+  Rng rng(7, 0);
+  std::vector<std::pair<mm::Page*, unsigned>> live;
+  for (int i = 0; i < 4000; ++i) {
+    if (!live.empty() && rng.below(3) == 0) {
+      const size_t k = rng.below(live.size());
+      cpu.mm.__free_pages(live[k].first, live[k].second);
+      live[k] = live.back();
+      live.pop_back();
+      continue;
+    }
+    const unsigned order = static_cast<unsigned>(rng.below(4));
+    const mm::gfp_t gfp = rng.below(2) ? mm::GFP_KERNEL : mm::GFP_HIGHUSER_MOVABLE;
+    mm::Page* p = cpu.mm.alloc_pages_node(0, gfp, order);
+    ASSERT_NE(p, nullptr);
+    live.emplace_back(p, order);
+  }
+  for (auto& [p, order] : live) cpu.mm.__free_pages(p, order);
+  for (mm::Page* b : blocks) cpu.mm.__free_pages(b, 10);
+  EXPECT_LE(m->memmap().sections_initialised(), last_section + 3);
+  EXPECT_LT(m->memmap().resident_bytes(), 32ull << 20);
+  expect_invariants(*m);
 }
 
 TEST(Machine, MemmapBackingIsReported) {

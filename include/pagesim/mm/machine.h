@@ -40,7 +40,8 @@ struct BadPageReport {
 
 class Machine {
  public:
-  // Builds the machine. Throws InputError for a spec that is invalid or does not fit the host.
+  // Builds the machine. Throws InputError for a spec that is invalid or, with deferred
+  // struct-page init off (every section built now), whose memmap does not fit the host.
   Machine(const MachineSpec& spec, const KernelConfig& cfg, const HostMemory& host = HostMemory::probe());
   Machine(const Machine&) = delete;
   Machine& operator=(const Machine&) = delete;
@@ -94,9 +95,16 @@ class Machine {
 
   // _deferred_grow_zone: hands the next not-yet-initialised section of `zone` to buddy as
   // MAX_ORDER-1 blocks at the tail of the MOVABLE lists. The pages were already counted in
-  // NR_FREE_PAGES (see docs/model.md, "deferred struct-page init"). Caller holds zone->lock.
-  // Returns false when the zone has no deferred pages left.
+  // NR_FREE_PAGES (see docs/model.md, "deferred struct-page init"). A whole section is only
+  // counted on the list (FreeArea::nr_unpopulated); its struct pages are initialised when
+  // populate_free_list reaches it. Caller holds zone->lock. Returns false when the zone has no
+  // deferred pages left.
   bool deferred_grow_zone(Zone& zone);
+  // Links the first unpopulated section of free_area[order].free_list[mt] (every one with
+  // `all`), initialising its struct pages, so that the list's tail can be read or appended
+  // to. Returns false when that list has none. Caller holds zone->lock (or the machine is
+  // quiescent).
+  bool populate_free_list(Zone& zone, unsigned order, unsigned mt, bool all = false);
 
   // Recomputes watermarks and pcp high/batch (setup_per_zone_wmarks -> zone_pcp_update).
   void setup_per_zone_wmarks();

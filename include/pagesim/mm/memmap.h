@@ -43,11 +43,12 @@ struct HostMemory {
 
 class Memmap {
  public:
-  // Reserves the memmap for pfns [0, nr_pages). Throws InputError when the memmap cannot fit
-  // the host (check_fits).
+  // Reserves the memmap for pfns [0, nr_pages). Throws InputError when the reservation fails.
   Memmap(uint64_t nr_pages, const HostMemory& host, bool prefer_hugetlb = true);
   // Throws InputError, with the needed and available figures, when a memmap of nr_pages pages
-  // (64 bytes each) is larger than the host's available memory.
+  // (64 bytes each) is larger than the host's available memory. The caller checks it when
+  // every section is built at boot (deferred_struct_page_init off); otherwise the memmap
+  // grows with the sections the run uses.
   static void check_fits(uint64_t nr_pages, const HostMemory& host);
   ~Memmap();
   Memmap(const Memmap&) = delete;

@@ -130,6 +130,7 @@ class Mm {
   void add_to_free_list(Page* page, Zone& zone, unsigned order, unsigned mt, bool tail);
   void move_to_free_list(Page* page, Zone& zone, unsigned order, unsigned mt);
   void del_page_from_free_list(Page* page, Zone& zone, unsigned order);
+  void unlink_populated(Page* page, Zone& zone, unsigned order, unsigned mt);
   void expand(Zone& zone, Page* page, unsigned low, unsigned high, unsigned mt);
   bool page_is_buddy(Page* page, Page* buddy, unsigned order);
   bool buddy_merge_likely(pfn_t pfn, pfn_t buddy_pfn, Page* page, unsigned order);

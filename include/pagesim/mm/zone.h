@@ -1,7 +1,8 @@
 // struct zone, struct free_area, struct per_cpu_pages and the per-cpu vmstat diffs.
 //
 // Locking:
-//  - free_area[], first_deferred_pfn, deferred_pages and the pageblock bits' writers: zone->lock.
+//  - free_area[] (nr_unpopulated included), first_deferred_pfn, deferred_pages and the
+//    pageblock bits' writers: zone->lock.
 //  - pcp(cpu) and stat(cpu): only that CPU, with IRQs off (5.17 local_lock_irqsave).
 //  - vm_stat[]: atomic; readers see only folded values (zone_page_state).
 //  - _watermark, watermark_boost, pageset_high/batch: written at setup and under zone->lock
@@ -27,6 +28,12 @@ struct FreeArea {  // struct free_area
   // Blocks per list. The kernel peeks list_empty() without zone->lock (__zone_watermark_ok);
   // this count stands in for that racy peek so that it can be read with READ_ONCE.
   unsigned long nr_blocks[MIGRATE_TYPES] = {};
+  // Blocks handed to buddy by deferred_grow_zone and counted in nr_free and nr_blocks, whose
+  // struct pages are not initialised yet: the unlinked tail of free_list[MIGRATE_MOVABLE]
+  // (MAX_ORDER-1 only), linked by Machine::populate_free_list when the list reaches them.
+  unsigned long nr_unpopulated = 0;
+  // list_empty() of the list as the kernel would hold it, unlinked tail included.
+  bool list_empty(unsigned mt) const { return free_list[mt].empty() && !(mt == MIGRATE_MOVABLE && nr_unpopulated); }
 };
 
 // PCPF_* (6.x pcp->flags).
@@ -88,7 +95,7 @@ struct Zone {
   FreeArea free_area[MAX_ORDER];
   std::atomic<unsigned long> flags{0};
   spinlock_t lock;
-  pfn_t first_deferred_pfn = 0;  // sections from here up are not yet initialised
+  pfn_t first_deferred_pfn = 0;  // sections from here up are not yet handed to buddy
   uint64_t deferred_pages = 0;   // managed pages not yet handed to buddy
 
   // --- statistics ---
