@@ -1,8 +1,9 @@
 // clear_huge_page: seed 000's clearing modes and seed 002's parallel clearing. On the host
 // engines every CPU clears its share of a real huge-page buffer (host_buffer.h) in the mode
-// of clear.h, `passes` times, then memsets it as the reference; on the virtual engine every vCPU
-// clears its share through the memory model (one thread's clear bandwidth, each socket's DRAM
-// bandwidth shared by the clears on it: docs/machine-model.md).
+// of clear.h, `passes` times, then memsets it as the reference; on the virtual engine `threads`
+// vCPUs clear it through the memory model (one thread's clear bandwidth, each socket's DRAM
+// bandwidth shared by the clears on it: docs/machine-model.md), with its pages on the clearing
+// vCPU's node or spread over `page_nodes` nodes.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,19 +24,35 @@ struct ClearSetup {
   ClearMode mode;
   uint64_t huge_bytes, bytes;
   unsigned passes;
+  unsigned threads;     // the CPUs that clear: the first ones
+  unsigned page_nodes;  // 0: each page on its clearer's node; else spread over nodes 0..page_nodes-1
 };
 
-ClearSetup read_setup(const config::Params& p, unsigned cpus, bool short_mode, const std::string& source) {
+// `cpus` is the machine's; `nodes` its NUMA nodes; `host` says the engine clears real memory,
+// where every CPU clears and the pages are first-touched.
+ClearSetup read_setup(const config::Params& p, unsigned cpus, unsigned nodes, bool host, bool short_mode,
+                      const std::string& source) {
   ClearSetup s;
   s.mode = *parse_clear_mode(p.string("mode"));
   s.huge_bytes = p.string("page_size") == "1G" ? 1ull << 30 : 2ull << 20;
   s.bytes = static_cast<uint64_t>(p.integer("size"));
   s.passes = static_cast<unsigned>(p.integer("passes"));
-  if (short_mode) s.bytes = s.huge_bytes * cpus, s.passes = std::min(s.passes, 2u);
-  s.bytes = s.bytes / (s.huge_bytes * cpus) * (s.huge_bytes * cpus);  // whole huge pages per CPU
+  s.threads = p.integer("threads") ? static_cast<unsigned>(p.integer("threads")) : cpus;
+  s.page_nodes = static_cast<unsigned>(p.integer("page_nodes"));
+  if (s.threads > cpus || (host && s.threads != cpus))
+    throw InputError(fmt::format("{}: workload.params.threads: {} threads on {} CPUs ({})", source, s.threads, cpus,
+                                 host ? "the host engines clear on every CPU: give 0" : "at most one per vCPU"));
+  if (s.page_nodes > nodes || (host && s.page_nodes))
+    throw InputError(fmt::format("{}: workload.params.page_nodes: {} nodes on a machine of {} ({})", source, s.page_nodes,
+                                 nodes, host ? "the host engines first-touch their pages: give 0" : "at most its nodes"));
+  if (short_mode) s.bytes = s.huge_bytes * s.threads, s.passes = std::min(s.passes, 2u);
+  // Host CPUs clear contiguous shares of whole huge pages; the virtual tasks take 2 MiB chunks
+  // in turn, so whole huge pages suffice there.
+  const uint64_t unit = host ? s.huge_bytes * s.threads : s.huge_bytes;
+  s.bytes = s.bytes / unit * unit;
   if (!s.bytes)
-    throw InputError(fmt::format("{}: workload.params.size: {} CPUs need at least {} MiB ({} MiB pages each)", source, cpus,
-                                 s.huge_bytes * cpus >> 20, s.huge_bytes >> 20));
+    throw InputError(fmt::format("{}: workload.params.size: {} threads need at least {} MiB ({} MiB pages)", source,
+                                 s.threads, unit >> 20, s.huge_bytes >> 20));
   return s;
 }
 
@@ -66,15 +83,23 @@ void run_host(D& d, const ClearSetup& s) {
   r.notes.push_back(fmt::format("clear_huge_page buffer: {}", buf.backing()));
 }
 
-// The virtual engine: each vCPU clears its share, 2 MiB at a time, homed on its own node
-// (first touch under the default policy), as the memory model charges clear_huge_page.
+// The virtual engine: `threads` tasks (on the first vCPUs, node 0's first, under the default
+// pinned policy) clear the buffer 2 MiB at a time, as the memory model charges clear_huge_page.
+// Chunk i goes to task i % threads, so the tasks advance through the huge pages together, as
+// ktask splits each gigantic page among its workers (seed 002). A chunk is homed on its
+// clearer's node (first touch) with page_nodes 0; else the pages fill nodes 0..page_nodes-1 in
+// order, an equal part each, as the default policy falls back to the next node once one is full.
 void run_modelled(engine::VirtualDriver& d, const ClearSetup& s) {
-  const unsigned n = d.nr_cpus();
-  const uint64_t chunks = s.bytes / n / (2ull << 20);
+  const unsigned n = s.threads;
+  constexpr uint64_t kChunk = 2ull << 20;
+  const uint64_t chunks = s.bytes / kChunk, pages = s.bytes / s.huge_bytes;
   d.run_tasks(n, [&](VirtualCpu& ex) {
     d.barrier(ex);
     if (ex.task() == 0) d.mark_start(d.now(ex));
-    for (uint64_t i = 0; i < chunks; ++i) ex.clear_huge_page(ex.node());
+    for (uint64_t i = ex.task(); i < chunks; i += n) {
+      const uint64_t page = i * kChunk / s.huge_bytes;
+      ex.clear_huge_page(s.page_nodes ? static_cast<unsigned>(page * s.page_nodes / pages) : ex.node());
+    }
     d.barrier(ex);
     if (ex.task() == 0) d.mark_end(d.now(ex));
   });
@@ -92,7 +117,7 @@ class ClearHugePage : public ProgramOf<ClearHugePage> {
   template <class D>
   void on(D& d) const {
     const unsigned cpus = is_uniprocessor<D> ? 1 : d.nr_cpus();
-    const ClearSetup s = read_setup(params(), cpus, d.short_mode(), d.source());
+    const ClearSetup s = read_setup(params(), cpus, d.machine().nr_nodes(), !is_virtual<D>, d.short_mode(), d.source());
     if constexpr (is_virtual<D>)
       run_modelled(d, s);
     else
@@ -116,13 +141,18 @@ WorkloadInfo clear_huge_page_workload() {
           {"page_size", ParamType::choice, std::string("2M"), {}, {}, {"2M", "1G"}, "the huge page size"},
           {"size", ParamType::size, int64_t{1} << 30, 2 << 20, 1e15, {}, "bytes cleared per pass, over all CPUs"},
           {"passes", ParamType::integer, int64_t{5}, 1, 1000, {}, "timed passes on the host engines (the median is reported)"},
+          {"threads", ParamType::integer, int64_t{0}, 0, 4096, {},
+           "CPUs that clear, the first ones (0: all; the host engines clear on every CPU)"},
+          {"page_nodes", ParamType::integer, int64_t{0}, 0, 64, {},
+           "virtual engine: 0 homes each page on its clearer's node; N fills nodes 0..N-1 in page order, an equal part each"},
       },
       {
           {"clear_gbs", "GB/s", kAllEngines, "bytes / time of a clearing pass (host engines: the median of the passes)", true},
           {"clear_gbs_stddev_pct", "%", kUniprocessor | kNative, "stddev of the passes' GB/s, % of their mean", true},
           {"memset_gbs", "GB/s", kUniprocessor | kNative, "the same passes with memset on the same buffer: the reference", true},
           {"clear_vs_memset", "", kUniprocessor | kNative, "clear_gbs / memset_gbs", true},
-          {"bytes_cleared", "B", kAllEngines, "bytes per pass (size, in whole huge pages per CPU)", false, true},
+          {"bytes_cleared", "B", kAllEngines,
+           "bytes per pass (size in whole huge pages; on the host engines, whole huge pages per CPU)", false, true},
       },
       make_program<ClearHugePage>,
   };
