@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "gnuplot.h"
@@ -16,6 +17,7 @@
 #include "pagesim/report/report.h"
 #include "pagesim/run/runner.h"
 #include "paths.h"
+#include "reference_rows.h"
 #include "stats.h"
 
 namespace pagesim::report {
@@ -157,6 +159,44 @@ class Plotter {
     add(render(dir_, name, body + plot, 1000, 540));
   }
 
+  // The scenario's published figures beside the model's: one chart per metric and stat (per
+  // iteration and ratio rows apart), a cluster per figure, a reference and a model bar per variant.
+  void reference(const ReferenceLines& ls) {
+    std::vector<std::string> charts;
+    auto chart_of = [](const ReferenceLine& l) {
+      return l.row->metric + (l.row->per_iteration ? "-per_iteration" : "") + (l.row->stat == "mean" ? "" : "-" + l.row->stat) +
+             (l.row->relative_to.empty() ? "" : "-ratio");
+    };
+    for (const ReferenceLine& l : ls.lines)
+      if (std::find(charts.begin(), charts.end(), chart_of(l)) == charts.end()) charts.push_back(chart_of(l));
+    for (const std::string& chart : charts) {
+      std::string dat;
+      std::vector<std::string> tics;
+      for (const ReferenceLine& l : ls.lines) {
+        if (chart_of(l) != chart) continue;
+        tics.push_back(l.where);
+        dat += dat_string(l.where.empty() ? l.row->metric : l.where);
+        for (size_t i = 0; i < ls.variants.size(); ++i) dat += fmt::format(" {} {}", l.theirs[i], l.ours[i]);
+        dat += "\n";
+      }
+      const std::string name = "reference-" + safe_component(chart);
+      const std::string path = data(name, dat);
+      std::string body = common(chart + ": the reference beside the model (no bar: no figure, or not run)", chart);
+      body += "set datafile missing 'nan'\nset style data histogram\nset style histogram clustered gap 1\n"
+              "set key outside right top\nset yrange [0:*]\n" + xtics_for(tics);
+      std::string plot = "plot ";
+      for (size_t i = 0; i < ls.variants.size(); ++i)
+        for (size_t k = 0; k < 2; ++k) {
+          const size_t col = 2 + 2 * i + k;
+          plot += col == 2 ? gp_quote(path) : std::string("''");
+          const std::string title = k == 0 ? ls.variants[i].second + " (reference)" : ls.variants[i].first + " (model)";
+          plot += fmt::format(" using {}{} title {} lc rgb {}", col, col == 2 ? ":xtic(1)" : "", gp_quote(title), gp_quote(color(col - 2)));
+          plot += col + 1 < 2 + 2 * ls.variants.size() ? ", \\\n     " : "\n";
+        }
+      add(render(dir_, name, body + plot, width_for(2 * ls.variants.size() * tics.size()), 540));
+    }
+  }
+
   // Wait and hold histograms of each lock class, per sweep point, one cluster per bucket.
   void lock_histograms() {
     for (const SweepGroup& g : groups_) {
@@ -260,10 +300,25 @@ nlohmann::json load(const std::string& json_file) {
   }
 }
 
+// The document's `scenario.reference` and the resolved scenario its rows are matched against;
+// nullopt when it has none. A malformed one is bad input, not a crash.
+std::optional<std::pair<scenario::Reference, nlohmann::ordered_json>> reference_of(const nlohmann::json& doc, const std::string& file) {
+  const auto sc = doc.find("scenario");
+  if (sc == doc.end() || !sc->is_object() || !sc->contains("reference")) return std::nullopt;
+  try {
+    nlohmann::ordered_json resolved = nlohmann::ordered_json::parse(sc->dump());
+    scenario::Reference ref = scenario::reference_from_resolved(resolved.at("reference"));
+    return std::make_pair(std::move(ref), std::move(resolved));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: scenario.reference: {}", file, e.what()));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> plot(const std::string& json_file, const std::string& out_dir) {
-  const std::vector<run::RunResult> runs = runs_from_json(load(json_file), json_file);
+  const nlohmann::json doc = load(json_file);
+  const std::vector<run::RunResult> runs = runs_from_json(doc, json_file);
   if (runs.empty()) throw InputError(fmt::format("{}: no runs to plot", json_file));
   std::error_code ec;
   fs::create_directories(out_dir, ec);
@@ -279,6 +334,7 @@ std::vector<std::string> plot(const std::string& json_file, const std::string& o
   for (const std::string& m : metrics) p.metric_bars(m);
   for (const std::string& m : metrics) p.metric_sweep(m);
   p.lock_histograms();
+  if (const auto ref = reference_of(doc, json_file)) p.reference(reference_lines(ref->first, ref->second, runs));
   return p.files;
 }
 

@@ -1,12 +1,11 @@
 // The model beside published figures (the scenario's `reference:`): one row per reference
-// metric, the reference's kernels and the model's variants side by side.
+// figure, the reference's kernels and the model's variants side by side (reference_rows.h).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "compare_rows.h"
-#include "stats.h"
+#include "reference_rows.h"
 #include "pagesim/report/report.h"
 #include "pagesim/run/runner.h"
 
@@ -14,27 +13,12 @@ namespace pagesim::report {
 
 namespace {
 
-// The model's mean of `metric` over a variant's repeats (per iteration: each run's value over
-// its own iterations); NaN when no run reports it.
-double model_mean(const std::vector<SweepGroup>& groups, const std::string& variant, const std::string& metric,
-                  bool per_iteration) {
-  std::vector<double> values;
-  for (const SweepGroup& g : groups)
-    for (const VariantRuns& v : g.variants)
-      if (v.variant == variant)
-        for (const run::RunResult* r : v.runs) {
-          const auto it = r->metrics.find(metric);
-          if (it == r->metrics.end()) continue;
-          const auto iters = r->metrics.find("iterations");
-          values.push_back(it->second / (per_iteration && iters != r->metrics.end() && iters->second > 0 ? iters->second : 1));
-        }
-  return values.empty() ? std::nan("") : summarize(values).avg;
-}
-
 std::string value(double x) {
   if (std::isnan(x)) return "-";
   const double a = std::fabs(x);
-  return a >= 1e5 ? fmt::format("{:.0f}", x) : a >= 100 ? fmt::format("{:.1f}", x) : fmt::format("{:.2f}", x);
+  if (a >= 1e5) return fmt::format("{:.0f}", x);
+  if (a >= 100) return fmt::format("{:.1f}", x);
+  return a >= 1 || a == 0 ? fmt::format("{:.2f}", x) : fmt::format("{:.3g}", x);  // a stddev, seconds per loop
 }
 
 // Percent metrics change by points, as LKP prints them; the others by a percentage.
@@ -47,47 +31,43 @@ std::string change(double base, double x, bool points) {
 }  // namespace
 
 std::string reference_table(const scenario::Scenario& sc, const std::vector<run::RunResult>& runs) {
-  if (!sc.reference || !sc.sweep.key.empty()) return "";
+  if (!sc.reference) return "";
   const scenario::Reference& ref = *sc.reference;
-  std::vector<std::pair<std::string, std::string>> vs;  // the reference's variants this run has
-  for (const auto& v : ref.variants)
-    if (std::any_of(runs.begin(), runs.end(), [&](const run::RunResult& r) { return r.variant == v.first; })) vs.push_back(v);
-  if (vs.empty()) return "";
-  const std::vector<SweepGroup> groups = group_runs(runs);
+  const ReferenceLines ls = reference_lines(ref, sc.resolved, runs);
+  if (ls.variants.empty()) return "";
   auto calibrated = [&](const std::string& v) { return std::find(ref.calibrated.begin(), ref.calibrated.end(), v) != ref.calibrated.end(); };
   std::string out = fmt::format("\nbeside the reference: {}\n", ref.source);
-  out += fmt::format("(rows marked /it: per iteration, the reference's totals / {} and the model's / its iterations; model: mean over repeats)\n\n",
-                     ref.iterations);
+  if (std::any_of(ref.rows.begin(), ref.rows.end(), [](const auto& r) { return r.per_iteration; }))
+    out += fmt::format("(rows marked /it: per iteration, the reference's totals / {} and the model's / its iterations)\n", ref.iterations);
+  out += "(model: mean over repeats unless the row names another stat; @: where the figure was taken; \"not run\": no run here was)\n\n";
   const size_t w = 13;
   size_t name_w = 8;
-  for (const scenario::Reference::Row& row : ref.rows) name_w = std::max(name_w, stat_name(row.metric).size() + 5);
+  for (const ReferenceLine& l : ls.lines) name_w = std::max(name_w, l.name.size() + 2);
   std::string h1 = fmt::format("{:<{}}", "", name_w), h2 = h1;
-  for (const auto& [model, theirs] : vs) h1 += fmt::format("{:>{}}", theirs, w), h2 += fmt::format("{:>{}}", "reference", w);
+  for (const auto& [model, theirs] : ls.variants) h1 += fmt::format("{:>{}}", theirs, w), h2 += fmt::format("{:>{}}", "reference", w);
   h1 += fmt::format("{:>9}", ""), h2 += fmt::format("{:>9}", "%change");
-  for (const auto& [model, theirs] : vs) h1 += fmt::format("{:>{}}", model, w), h2 += fmt::format("{:>{}}", "model", w);
+  for (const auto& [model, theirs] : ls.variants) h1 += fmt::format("{:>{}}", model, w), h2 += fmt::format("{:>{}}", "model", w);
   h1 += fmt::format("{:>9}", ""), h2 += fmt::format("{:>9}  {}", "%change", "model");
   out += h1 + "\n" + h2 + "\n";
-  for (const scenario::Reference::Row& row : ref.rows) {
-    const run::MetricInfo* info = run::find_metric(row.metric);
-    const bool points = info && info->unit == "%";
-    std::string line = fmt::format("{:<{}}", stat_name(row.metric) + (row.per_iteration ? " /it" : ""), name_w);
-    std::vector<double> theirs, ours;
-    for (const auto& [model, name] : vs) {
-      const auto it = row.values.find(model);
-      theirs.push_back(it == row.values.end() ? std::nan("") : it->second / (row.per_iteration ? ref.iterations : 1));
-      ours.push_back(model_mean(groups, model, row.metric, row.per_iteration));
-    }
-    for (double x : theirs) line += fmt::format("{:>{}}", value(x), w);
-    line += fmt::format("{:>9}", theirs.size() > 1 ? change(theirs[0], theirs[1], points) : "");
-    for (double x : ours) line += fmt::format("{:>{}}", value(x), w);
-    line += fmt::format("{:>9}", ours.size() > 1 ? change(ours[0], ours[1], points) : "");
+  // A host-timed metric of the uniprocessor or native engine measures this host: not a prediction.
+  const bool on_host = std::none_of(runs.begin(), runs.end(), [](const run::RunResult& r) { return r.engine == "virtual"; });
+  for (const ReferenceLine& l : ls.lines) {
+    const run::MetricInfo* info = run::find_metric(l.row->metric);
+    const bool points = info && info->unit == "%" && l.row->relative_to.empty();
+    const char* ours = on_host && info && info->host_timed ? "measured" : "predicted";
+    std::string line = fmt::format("{:<{}}", l.name, name_w);
+    for (double x : l.theirs) line += fmt::format("{:>{}}", value(x), w);
+    line += fmt::format("{:>9}", l.theirs.size() > 1 ? change(l.theirs[0], l.theirs[1], points) : "");
+    for (double x : l.ours) line += fmt::format("{:>{}}", value(x), w);
+    line += fmt::format("{:>9}", l.ours.size() > 1 ? change(l.ours[0], l.ours[1], points) : "");
     std::vector<std::string> how;
-    for (const auto& [model, name] : vs)
-      how.push_back(row.calibration_target && calibrated(model) ? "calibrated" : "predicted");
+    for (const auto& [model, name] : ls.variants)
+      how.push_back(!l.run ? "not run" : l.row->calibration_target && calibrated(model) ? "calibrated" : ours);
     line += "  " + fmt::format("{}", fmt::join(how, " | "));
-    if (!row.note.empty()) line += " (" + row.note + ")";
+    if (!l.row->note.empty()) line += " (" + l.row->note + ")";
     out += line + "\n";
   }
+  for (const std::string& n : ref.notes) out += "  note: " + n + "\n";
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "pagesim/result/samples.h"
+
 namespace pagesim::report {
 
 double Summary::stddev_pct() const {
@@ -22,6 +24,16 @@ Summary summarize(const std::vector<double>& values) {
     s.stddev = std::sqrt(sq / static_cast<double>(values.size()));
   }
   return s;
+}
+
+double repeat_stat(const std::vector<double>& values, const std::string& stat) {
+  if (values.empty()) return std::nan("");
+  if (stat == "median") return run::median_of(values);
+  const Summary s = summarize(values);
+  if (stat != "sample_stddev") return s.avg;
+  if (s.samples < 2) return std::nan("");
+  const double n = static_cast<double>(s.samples);
+  return s.stddev * std::sqrt(n / (n - 1));  // population to sample variance: * n / (n - 1)
 }
 
 std::vector<SweepGroup> group_runs(const std::vector<run::RunResult>& runs) {

@@ -21,6 +21,11 @@ struct Summary {
 };
 Summary summarize(const std::vector<double>& values);
 
+// The seeds' figures over repeats: `stat` is "mean", "median" (LKP's upper median: the median
+// for an odd count) or "sample_stddev" (divides by n - 1, as the seed documents do). NaN when
+// there are no values, or fewer than two for sample_stddev.
+double repeat_stat(const std::vector<double>& values, const std::string& stat);
+
 // The runs of one variant at one sweep point, in input (repeat) order.
 struct VariantRuns {
   std::string variant;

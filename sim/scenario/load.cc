@@ -89,8 +89,6 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
     const MapView out(*o, "outputs", {"json", "csv", "proc_dir"});
     sc.outputs = Outputs{read_output(out, "json"), read_output(out, "csv"), read_output(out, "proc_dir")};
   }
-  nlohmann::ordered_json reference;
-  if (const Node* ref = m.get("reference")) sc.reference = read_reference(*ref, sc.variants, reference);
 
   nlohmann::ordered_json& r = sc.resolved;
   r["description"] = sc.description;
@@ -115,7 +113,12 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
   r["seed"] = sc.seed;
   r["warmup_ops"] = sc.warmup_ops;
   r["outputs"] = outputs_json(sc.outputs);
-  if (sc.reference) r["reference"] = std::move(reference);
+  // Last: its rows' `at` keys are paths of the resolved scenario above.
+  if (const Node* ref = m.get("reference")) {
+    nlohmann::ordered_json reference;
+    sc.reference = read_reference(*ref, sc.variants, r, reference);
+    r["reference"] = std::move(reference);
+  }
   return sc;
 }
 

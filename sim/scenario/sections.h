@@ -46,7 +46,9 @@ struct WorkloadSection {
 };
 WorkloadSection read_workload(const Node& n, const std::vector<workload::WorkloadInfo>& workloads);
 
-// `reference:`: published figures beside the model's, keyed by the scenario's variants.
-Reference read_reference(const Node& n, const std::vector<Variant>& variants, nlohmann::ordered_json& resolved);
+// `reference:`: published figures beside the model's, keyed by the scenario's variants; rows'
+// `at` and `relative_to` name paths of `scenario`, the point's resolved form.
+Reference read_reference(const Node& n, const std::vector<Variant>& variants, const nlohmann::ordered_json& scenario,
+                         nlohmann::ordered_json& resolved);
 
 }  // namespace pagesim::scenario::detail

@@ -5,6 +5,7 @@
 
 #include "pagesim/error.h"
 #include "pagesim/report/report.h"
+#include "pagesim/scenario/load.h"
 #include "report_test_util.h"
 
 namespace pagesim::test {
@@ -99,6 +100,36 @@ TEST_F(PlotTest, SettingsAreNotPlottedAndCpuSweepsAreLog2) {
     EXPECT_FALSE(names.count(setting)) << setting;
   const std::string script = read_text((dir_ / "sweep-ops_per_s.gp").string());
   EXPECT_NE(script.find("set logscale x 2"), std::string::npos) << script;
+}
+
+// A scenario's `reference:` is drawn beside the model: per figure a reference bar and a model
+// bar (its mean at the row's point), "nan" where there is none.
+TEST_F(PlotTest, ReferenceBesideTheModel) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const scenario::ScenarioSet set = scenario::load_string(
+      "machine: {nodes: 1, memory_per_node: 64M}\n"
+      "workload: {name: random_mixed, params: {ops: [100, 200]}}\n"
+      "reference:\n"
+      "  source: a seed\n"
+      "  variants: {v5.17: seed}\n"
+      "  rows:\n"
+      "    - {metric: ops_per_s, label: box, at: {workload.params.ops: 100}, v5.17: 1234.5}\n"
+      "    - {metric: ops_per_s, label: box, at: {workload.params.ops: 400}, v5.17: 2345.5}\n",
+      "ref.yaml", {});
+  std::vector<run::RunResult> runs;
+  for (int ops : {100, 200})
+    for (unsigned rep = 0; rep < 2; ++rep)
+      runs.push_back(make_run("v5.17", rep, {{"ops_per_s", 10.0 * ops + rep}}, "workload.params.ops", std::to_string(ops)));
+  const std::string json = (dir_ / "result.json").string();
+  report::write_file_atomic(json, report::to_json(set, runs, false).dump());
+  std::set<std::string> names;
+  for (const std::string& f : report::plot(json, dir_.string())) names.insert(fs::path(f).filename().string());
+  EXPECT_TRUE(names.count("reference-ops_per_s.png"));
+  EXPECT_TRUE(names.count("reference-ops_per_s.svg"));
+  EXPECT_EQ(read_text((dir_ / "reference-ops_per_s.dat").string()), "\"box @ 100\" 1234.5 1000.5\n\"box @ 400\" 2345.5 nan\n");
+  const std::string script = read_text((dir_ / "reference-ops_per_s.gp").string());
+  EXPECT_NE(script.find("title 'seed (reference)'"), std::string::npos) << script;
+  EXPECT_NE(script.find("title 'v5.17 (model)'"), std::string::npos) << script;
 }
 
 TEST_F(PlotTest, MissingFileSaysWhy) {

@@ -38,6 +38,10 @@ inline const std::vector<BadCase>& bad_cases() {
       // The reference section and the virtual engine's scheduler keys.
       {"ReferenceUnknownVariant", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.99: x}\n  rows: []\n", {}, "bad.yaml:7:14", "reference.variants.v5.99", "neither a variant of this scenario nor a preset"},
       {"ReferenceValueNotANumber", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.17: a}\n  rows:\n    - {metric: x, v5.17: fast}\n", {}, "bad.yaml:9:26", "reference.rows[0].v5.17", "expected number"},
+      {"ReferenceAtUnknownPath", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.17: a}\n  rows:\n    - {metric: x, at: {workload.params.opz: 1}}\n", {}, "bad.yaml:9:24", "reference.rows[0].at.workload.params.opz", "not a key path of the resolved scenario"},
+      {"ReferenceRelativeToNotAMap", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.17: a}\n  rows:\n    - {metric: x, relative_to: 2}\n", {}, "bad.yaml:9:32", "reference.rows[0].relative_to", "expected a map of scenario key path: value"},
+      {"ReferenceUnknownStat", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.17: a}\n  rows:\n    - {metric: x, stat: medain}\n", {}, "bad.yaml:9:25", "reference.rows[0].stat", "did you mean 'median'?"},
+      {"ReferenceNotesNotAList", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.17: a}\n  rows: []\n  notes: oops\n", {}, "bad.yaml:9:10", "reference.notes", "expected a list of notes"},
       {"ReferenceRowWithoutMetric", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "reference:\n  variants: {v5.17: a}\n  rows:\n    - {v5.17: 1}\n", {}, "bad.yaml:9:7", "reference.rows[0]", "missing required key 'metric'"},
       {"HostWorkloadOnTheVirtualEngine", PAGESIM_OK_MACHINE "workload:\n  name: mmap_churn\nengine:\n  name: virtual\n", {}, "bad.yaml:7:9",
        "engine.name", "workload mmap_churn runs on the uniprocessor, native engine(s) only, not on virtual"},

@@ -55,6 +55,30 @@ std::string file_name(const ::testing::TestParamInfo<std::string>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Files, Shipped, ::testing::ValuesIn(shipped_scenarios()), file_name);
 
+// The seeds' scenarios carry the seed's published figures (`reference:`), citing the seed
+// document, each row on a declared metric, and some row taken where the scenario runs (a value
+// not written as the resolved scenario writes it would leave every row "not run").
+TEST(ShippedScenarios, SeedsCarryTheirPublishedFigures) {
+  for (const char* name : {"seed-000-clear-huge-page", "seed-002-gigantic-clearing", "seed-003-mmap-churn", "seed-003-pcp-churn",
+                           "seed-004-memmap-init"}) {
+    LoadOptions opt;
+    opt.engines = run::engine_names();
+    const ScenarioSet set = load_file((std::filesystem::path(PAGESIM_SOURCE_DIR) / "scenarios" / (std::string(name) + ".yaml")).string(), opt);
+    ASSERT_TRUE(set.front().reference) << name;
+    const Reference& ref = *set.front().reference;
+    EXPECT_NE(ref.source.find("../shared/seeds/00"), std::string::npos) << name << ": " << ref.source;
+    size_t figures = 0;
+    bool some_run = false;
+    for (const Reference::Row& row : ref.rows) {
+      EXPECT_NE(run::find_metric(row.metric), nullptr) << name << ": " << row.metric;
+      figures += row.values.size();
+      for (const Scenario& sc : set) some_run = some_run || reference_applies(row.at, set.front().resolved, sc.sweep);
+    }
+    EXPECT_GT(figures, 0u) << name;
+    EXPECT_TRUE(some_run) << name;
+  }
+}
+
 TEST(ShippedScenarios, ThereAreSome) { EXPECT_GE(shipped_scenarios().size(), 5u); }
 
 }  // namespace

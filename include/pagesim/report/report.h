@@ -26,9 +26,11 @@ enum class CompareRows { all, headline };
 // The kernel test robot's comparison: "base avg ±stddev%  %change  variant avg ±stddev%  metric",
 // averaged over repeats; stddev printed only above 2%, as LKP does. One block per sweep point.
 std::string compare_table(const std::vector<run::RunResult>& runs, CompareRows which = CompareRows::all);
-// The model beside the scenario's `reference:` figures (the robot's, say): one row per
-// reference metric, each model cell calibrated or predicted. "" without a reference or when
-// the scenario sweeps.
+// The model beside the scenario's `reference:` figures (the robot's, a seed's): one row per
+// reference figure, each model cell calibrated, predicted, measured (host-timed on a host
+// engine) or "not run" (no run was taken where the figure was), then the reference's notes.
+// `sc` is the first sweep point: a row's `at` picks its point. "" without a reference or when
+// no run is of a variant it names.
 std::string reference_table(const scenario::Scenario& sc, const std::vector<run::RunResult>& runs);
 // The same rows as JSON objects for "compare".
 nlohmann::ordered_json compare_json(const std::vector<run::RunResult>& runs);

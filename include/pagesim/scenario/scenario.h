@@ -48,9 +48,28 @@ struct Reference {
     bool calibration_target = false;       // the calibrated variants were fitted to this row
     std::string note;
     std::map<std::string, double> values;  // model variant -> the reference's figure
+    std::string label;                     // whose figure: the reference's machine, kernel, size
+    // Where the figure was taken, as (key path, value) pairs of the resolved scenario (the swept
+    // key included): the model's cell comes from the runs of the point that matches them all.
+    // Empty: every run. A row that no point matches is shown with no model cell ("not run").
+    std::vector<std::pair<std::string, std::string>> at;
+    // Non-empty: the figure is a ratio, the model's stat at `at` over its stat here (a speedup).
+    std::vector<std::pair<std::string, std::string>> relative_to;
+    std::string stat = "mean";             // over repeats: mean, median or sample_stddev (n - 1)
   };
   std::vector<Row> rows;
+  std::vector<std::string> notes;          // published figures with no counterpart in the model
 };
+
+// The value at `path` ("workload.params.mode", "machine.nodes[1].cpus") of a resolved scenario
+// as a string (a JSON string as is, anything else dumped), or nullopt when there is none.
+std::optional<std::string> resolved_value(const nlohmann::ordered_json& resolved, const std::string& path);
+// Whether every (path, value) of `at` holds at a sweep point whose resolved scenario (or that of
+// the first point, the point's own value standing in for the swept key) is `resolved`.
+bool reference_applies(const std::vector<std::pair<std::string, std::string>>& at, const nlohmann::ordered_json& resolved,
+                       const SweepPoint& point);
+// A `reference:` back from its resolved form (the result JSON's scenario.reference).
+Reference reference_from_resolved(const nlohmann::ordered_json& resolved);
 
 struct Scenario {
   std::string file;                 // the YAML file it came from

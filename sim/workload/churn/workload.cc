@@ -87,6 +87,7 @@ class Churn : public ProgramOf<Churn<Thp>> {
       m["iteration_median_ns"] = run::median_of(iter_ns);
       m["iteration_stddev_pct"] = run::stddev_pct_of(iter_ns);
     }
+    m["iterations"] = static_cast<double>(p.iterations);  // per_iteration reference rows divide by it
     m["allocs"] = static_cast<double>(c.allocs);
     m["alloc_failures"] = static_cast<double>(c.failures);
   }
@@ -102,6 +103,7 @@ WorkloadInfo churn_workload(std::string name, std::string description, int64_t l
       {{"iterations", config::ParamType::integer, loops, 1, 1e9, {}, "loops per CPU"},
        std::move(per_loop)},
       {
+          {"iterations", "", kAllEngines, "loops run per CPU (after the tests' short mode)", false, true},
           {"allocs", "", kAllEngines, "blocks allocated in the measured iterations"},
           {"alloc_failures", "", kAllEngines, "allocations that returned no page"},
           {"allocs_per_s", "1/s", kThreadedEngines, "allocs / elapsed_s", true},
