@@ -23,7 +23,7 @@ ZoneCensus zone_census(const Zone& z) {
     c.leaked_pages += zc.acct.leaked;
     c.leaked_unaccounted += zc.acct.leaked_unaccounted;
   }
-  for (unsigned o = 0; o < MAX_ORDER; ++o) c.free_list_pages += z.free_area[o].nr_free << o;
+  c.free_list_pages += z.free_area_pages();
   c.deferred_pages = z.deferred_pages;
   return c;
 }

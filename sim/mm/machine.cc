@@ -235,9 +235,8 @@ bool Machine::deferred_grow_zone(Zone& zone) {
   return true;
 }
 
-bool Machine::populate_free_list(Zone& zone, unsigned order, unsigned mt, bool all) {
-  FreeArea& area = zone.free_area[order];
-  if (order != MAX_ORDER - 1 || mt != MIGRATE_MOVABLE || !area.nr_unpopulated) return false;
+void Machine::populate_sections(Zone& zone, bool all) {
+  FreeArea& area = zone.free_area[MAX_ORDER - 1];
   do {
     // The unpopulated blocks are whole sections just below first_deferred_pfn, in pfn order.
     const pfn_t start = zone.first_deferred_pfn - (pfn_t{area.nr_unpopulated} << (MAX_ORDER - 1));
@@ -247,7 +246,6 @@ bool Machine::populate_free_list(Zone& zone, unsigned order, unsigned mt, bool a
       link_free_block(zone, pfn_to_page(pfn), MAX_ORDER - 1, MIGRATE_MOVABLE);
     area.nr_unpopulated -= PAGES_PER_SECTION >> (MAX_ORDER - 1);
   } while (all && area.nr_unpopulated);
-  return true;
 }
 
 // calculate_min_free_kbytes: int_sqrt(lowmem_kbytes * 16) clamped to [128, 262144].

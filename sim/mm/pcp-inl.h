@@ -127,9 +127,7 @@ Page* Mm<E>::rmqueue_pcplist(Zone& preferred, Zone& zone, unsigned order, gfp_t,
 template <Exec E>
 unsigned Mm<E>::pcp_pindex(unsigned mt, unsigned order) const {
   if (!cfg_.high_order_pcp) return mt;
-  if (cfg_.profile == Profile::v6_18 && order > PAGE_ALLOC_COSTLY_ORDER)
-    return MIGRATE_PCPTYPES * (PAGE_ALLOC_COSTLY_ORDER + 1) + (mt == MIGRATE_MOVABLE);
-  return order_to_pindex(mt, order);
+  return cfg_.profile == Profile::v6_18 ? order_to_pindex_v6(mt, order) : order_to_pindex(mt, order);
 }
 
 // nr_pcp_alloc (6.x): the refill size. Each refill raises pcp->high by the batch it takes
@@ -249,10 +247,12 @@ void Mm<E>::free_unref_page(Page* page, unsigned order, bool batched) {
   }
   IrqFlags flags = ex_.local_irq_save(Site::free_unref_page);  // 6.x: pcp_spin_trylock
   if (batched) trace(TracepointId::mm_page_free_batched, page, 0);  // prints order=0 always
-  if (cfg_.profile == Profile::v6_18)
-    free_frozen_page_commit(m_.page_zone(page), m_.page_zone(page).pcp(ex_.cpu()), page, mt, order);
-  else
+  if (cfg_.profile == Profile::v6_18) {
+    Zone& zone = m_.page_zone(page);
+    free_frozen_page_commit(zone, zone.pcp(ex_.cpu()), page, mt, order);
+  } else {
     free_unref_page_commit(page, mt, order);
+  }
   ex_.local_irq_restore(flags, Site::free_unref_page);
 }
 

@@ -2,17 +2,16 @@
 
 #include <algorithm>
 
+#include "pagesim/mm/page_alloc.h"
+
 namespace pagesim::replay::detail {
 
 using trace::EventKind;
 
 bool pcp_order(unsigned order) { return order <= 3 || order == kThpOrder; }
 
-unsigned list_of(unsigned mt, unsigned order) {
-  if (order > 3) return 12 + (mt == 1);  // order_to_pindex, 6.x THP lists
-  return 3 * order + mt;
-}
-unsigned list_order(unsigned pindex) { return pindex >= 12 ? kThpOrder : pindex / 3; }
+unsigned list_of(unsigned mt, unsigned order) { return mm::order_to_pindex_v6(mt, order); }
+unsigned list_order(unsigned pindex) { return mm::pindex_to_order(pindex); }
 unsigned list_mt(unsigned pindex) { return pindex >= 12 ? (pindex == 13 ? 1u : 0u) : pindex % 3; }
 
 Pairing pair_events(const trace::Trace& t, const std::vector<bool>& in_zone) {

@@ -100,12 +100,6 @@ unsigned model_pindex(const mm::KernelConfig& cfg, unsigned list) {
   return mm::order_to_pindex(mt, order);
 }
 
-uint64_t buddy_free_pages(const mm::Zone& z) {
-  uint64_t n = 0;
-  for (unsigned o = 0; o < mm::MAX_ORDER; ++o) n += z.free_area[o].nr_free << o;
-  return n;
-}
-
 // The model's tracepoints, as trace events at the replay's current time.
 class Recorder final : public mm::TraceSink {
  public:
@@ -153,12 +147,6 @@ struct Snapshot {  // a CPU's pageset in the zoneinfo
 };
 
 }  // namespace
-
-Counts count_events(const trace::Trace& t) {
-  Counts c;
-  for (const trace::Event& e : t.events) count(c, e);
-  return c;
-}
 
 ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const ReplayOptions& o) {
   std::optional<mm::KernelConfig> preset = mm::preset_config(o.preset);
@@ -327,9 +315,9 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
   for (long v : r.initial_pcp_count) on_pcp += v;
   const uint64_t target = static_cast<uint64_t>(std::max<long>(0, free_at_start + on_pcp));
   std::vector<mm::Page*> filler;
-  for (int pass = 0; pass < 3 && buddy_free_pages(zone) > target; ++pass) {
+  for (int pass = 0; pass < 3 && zone.free_area_pages() > target; ++pass) {
     for (int ord = mm::MAX_ORDER - 1; ord >= 0; --ord)
-      while (buddy_free_pages(zone) >= target + (uint64_t{1} << ord)) {
+      while (zone.free_area_pages() >= target + (uint64_t{1} << ord)) {
         mm::Page* p = mmu.__alloc_pages(mm::GFP_HIGHUSER_MOVABLE | (ord ? mm::__GFP_COMP : 0), static_cast<unsigned>(ord), 0);
         if (!p) break;
         filler.push_back(p);

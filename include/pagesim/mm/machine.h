@@ -104,7 +104,12 @@ class Machine {
   // `all`), initialising its struct pages, so that the list's tail can be read or appended
   // to. Returns false when that list has none. Caller holds zone->lock (or the machine is
   // quiescent).
-  bool populate_free_list(Zone& zone, unsigned order, unsigned mt, bool all = false);
+  // The gate is inline: every tail add and last-block removal on every free list asks.
+  bool populate_free_list(Zone& zone, unsigned order, unsigned mt, bool all = false) {
+    if (order != MAX_ORDER - 1 || mt != MIGRATE_MOVABLE || !zone.free_area[order].nr_unpopulated) return false;
+    populate_sections(zone, all);
+    return true;
+  }
 
   // Recomputes watermarks and pcp high/batch (setup_per_zone_wmarks -> zone_pcp_update).
   void setup_per_zone_wmarks();
@@ -124,6 +129,7 @@ class Machine {
   void setup_per_zone_lowmem_reserve();
   void zone_pcp_update(Zone& z, int cpu_online);
   void build_zonelists();
+  void populate_sections(Zone& zone, bool all);
   void link_free_block(Zone& zone, Page* page, unsigned order, unsigned mt);
   void free_range_to_buddy(Zone& zone, pfn_t start, pfn_t end);
 

@@ -39,6 +39,12 @@ inline unsigned order_to_pindex(unsigned mt, unsigned order) {
   const unsigned base = order > PAGE_ALLOC_COSTLY_ORDER ? PAGE_ALLOC_COSTLY_ORDER + 1 : order;
   return MIGRATE_PCPTYPES * base + mt;
 }
+// order_to_pindex (6.x, THP=y): THP blocks on two lists, 12 (unmovable, reclaimable) and 13
+// (movable); pindex_to_order reads both numberings.
+inline unsigned order_to_pindex_v6(unsigned mt, unsigned order) {
+  if (order > PAGE_ALLOC_COSTLY_ORDER) return MIGRATE_PCPTYPES * (PAGE_ALLOC_COSTLY_ORDER + 1) + (mt == MIGRATE_MOVABLE);
+  return MIGRATE_PCPTYPES * order + mt;
+}
 inline unsigned pindex_to_order(unsigned pindex) {
   const unsigned order = pindex / MIGRATE_PCPTYPES;
   return order > PAGE_ALLOC_COSTLY_ORDER ? pageblock_order : order;

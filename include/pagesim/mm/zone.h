@@ -102,6 +102,12 @@ struct Zone {
   std::atomic<long> vm_stat[NR_VM_ZONE_STAT_ITEMS] = {};
 
   bool populated() const { return present_pages != 0; }
+  // Base pages on the buddy free lists (unpopulated sections included), from nr_free.
+  uint64_t free_area_pages() const {
+    uint64_t n = 0;
+    for (unsigned o = 0; o < MAX_ORDER; ++o) n += free_area[o].nr_free << o;
+    return n;
+  }
   pfn_t zone_end_pfn() const { return zone_start_pfn + spanned_pages; }
   // Where the pages buddy ever sees end: memblock's reservations (the node's memmap) sit at
   // the top of its highest zone and are never freed (managed = present - reserved).

@@ -58,8 +58,6 @@ struct Counts {
   uint64_t at(Kind k, unsigned order) const { return n[static_cast<size_t>(k)][order]; }
   uint64_t total(Kind k) const;
 };
-// What the kernel's own events say, counted from a trace (the kernel's side of the table).
-Counts count_events(const trace::Trace& t);
 
 struct SeriesPoint {
   double ts;
