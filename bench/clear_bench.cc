@@ -4,11 +4,13 @@
 // BM_Clear/multi_page with BM_Clear/memset of the same run.
 #include <benchmark/benchmark.h>
 
-#include "clear_huge_page/clear.h"
 #include "clear_huge_page/host_buffer.h"
+#include "pagesim/vt/clear_pages.h"
 
 namespace pagesim::workload {
 namespace {
+
+using vt::ClearMode, vt::clear_extent, vt::clear_mode_name;
 
 void BM_Clear(benchmark::State& state, ClearMode mode) {
   constexpr uint64_t kBytes = 256u << 20, kHuge = 2u << 20;

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,7 +42,9 @@ KernelSection read_kernel(const Node* n, const Pos& where, const std::string& mi
 struct WorkloadSection {
   std::string name;
   uint8_t engines = run::kAllEngines;  // WorkloadInfo::engines
+  const workload::WorkloadInfo* info = nullptr;
   config::Params params;
+  std::map<std::string, Pos> param_pos;  // where each given parameter's value is; else the section's
   nlohmann::ordered_json resolved;
 };
 WorkloadSection read_workload(const Node& n, const std::vector<workload::WorkloadInfo>& workloads);

@@ -26,10 +26,12 @@ WorkloadSection read_workload(const Node& n, const std::vector<workload::Workloa
   for (const config::ParamSpec& p : info->params) {
     const Node* v = params.get(p.name);
     values[p.name] = v ? read_param(*v, params.path(p.name), p) : p.default_value;
+    out.param_pos[p.name] = v ? v->pos : n.pos;
     pj[p.name] = param_json(p, values[p.name]);
   }
   out.params = config::Params(std::move(values));
   out.engines = info->engines;
+  out.info = info;
   return out;
 }
 

@@ -101,10 +101,12 @@ MachineModel parse_machine_model(const std::string& yaml, const std::string& nam
 
   const MapView mem(top.require("memory"), "memory",
                     {"dram_bandwidth_per_socket_gbs", "upi_bandwidth_gbs", "loaded_latency",
-                     "clear_bandwidth_per_thread_gbs", "bytes_per_store_miss", "mlp", "stream_mlp", "store_mlp"});
+                     "clear_bandwidth_per_thread_gbs", "clear_bandwidth_multi_page_per_thread_gbs", "bytes_per_store_miss", "mlp", "stream_mlp", "store_mlp"});
   mm.dram_bw_bytes_per_s = number(mem, "dram_bandwidth_per_socket_gbs", 0.001, 1e6) * 1e9;
   mm.upi_bw_bytes_per_s = number(mem, "upi_bandwidth_gbs", 0.001, 1e6) * 1e9;
   mm.clear_bw_bytes_per_s = number(mem, "clear_bandwidth_per_thread_gbs", 0.001, 1e6) * 1e9;
+  if (mem.get("clear_bandwidth_multi_page_per_thread_gbs"))
+    mm.clear_multi_page_bw_bytes_per_s = number(mem, "clear_bandwidth_multi_page_per_thread_gbs", 0.001, 1e6) * 1e9;
   mm.bytes_per_store_miss = integer(mem, "bytes_per_store_miss", 64, 4096);
   mm.mlp = integer(mem, "mlp", 1, 1024);
   mm.stream_mlp = integer(mem, "stream_mlp", 1, 1024);
@@ -136,6 +138,15 @@ MachineModel parse_machine_model(const std::string& yaml, const std::string& nam
 
 MachineModel load_machine_model(const std::string& path) {
   return parse_machine_model(read_config_file(path, "machine file"), path);
+}
+
+double require_clear_rate(const MachineModel& m, ClearMode mode, const std::string& who) {
+  const double rate = m.clear_rate(mode);
+  if (rate <= 0)
+    throw InputError(fmt::format("{}: memory.clear_bandwidth_multi_page_per_thread_gbs: missing, and {} asks for {} clearing "
+                                 "(`pagesim calibrate` measures it for this host)",
+                                 m.file.empty() ? m.name : m.file, who, clear_mode_name(mode)));
+  return rate;
 }
 
 std::string default_machine_file() { return std::string(PAGESIM_MACHINES_DIR) + "/icx-8358-2s.yaml"; }

@@ -2,6 +2,7 @@
 // `pagesim calibrate`. The layout is that of machines/icx-8358-2s.yaml, without its comments.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "pagesim/config/units.h"
@@ -50,7 +51,7 @@ std::vector<std::pair<std::string, std::string>> machine_file_values(const Machi
     curve += fmt::format("{}{{utilisation: {}, extra_ns: {}}}", curve.size() > 1 ? ", " : "", decimal(p.utilisation, 6), ns(p.extra_ps));
   curve += "]";
   const cache::CacheGeometry& g = m.geometry;
-  return {
+  std::vector<std::pair<std::string, std::string>> v{
       {"name", quoted(m.name)},
       {"topology.sockets", std::to_string(g.sockets)},
       {"topology.cores_per_socket", std::to_string(g.cores_per_socket)},
@@ -82,6 +83,11 @@ std::vector<std::pair<std::string, std::string>> machine_file_values(const Machi
       {"locks.mcs_node_write_cross_socket_ns", ns(m.mcs_write_cross_ps)},
       {"locks.uncontended_cycles", std::to_string(m.lock_uncontended_cycles)},
   };
+  if (m.clear_multi_page_bw_bytes_per_s > 0) {  // optional: after the per-subpage rate
+    const auto at = std::find_if(v.begin(), v.end(), [](const auto& kv) { return kv.first == "memory.clear_bandwidth_per_thread_gbs"; });
+    v.insert(at + 1, {"memory.clear_bandwidth_multi_page_per_thread_gbs", gbs(m.clear_multi_page_bw_bytes_per_s)});
+  }
+  return v;
 }
 
 std::string render_machine_model(const MachineModel& m) {

@@ -5,9 +5,10 @@
 
 namespace pagesim::vt {
 
-ps_t clear_time_ps(const MachineModel& m, uint64_t bytes, unsigned page_node, unsigned cpu_node, unsigned sharers) {
+ps_t clear_time_ps(const MachineModel& m, uint64_t bytes, unsigned page_node, unsigned cpu_node, unsigned sharers,
+                   double thread_rate) {
   const double n = std::max(1u, sharers);
-  double rate = std::min(m.clear_bw_bytes_per_s, m.dram_bw_bytes_per_s / n);
+  double rate = std::min(thread_rate, m.dram_bw_bytes_per_s / n);
   if (page_node != cpu_node) rate = std::min(rate, m.upi_bw_bytes_per_s / n);
   return static_cast<ps_t>(std::llround(static_cast<double>(bytes) / rate * 1e12));
 }

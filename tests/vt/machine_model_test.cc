@@ -110,11 +110,11 @@ TEST(VirtualMemoryModel, ClearTimeIsBytesOverTheSharedBandwidth) {
   const MachineModel m = load_machine_model(default_machine_file());
   const uint64_t huge = 2u << 20;
   // Alone: one thread's rep stosb rate.
-  EXPECT_EQ(clear_time_ps(m, huge, 0, 0, 1), static_cast<ps_t>(std::llround(huge / 7.95e9 * 1e12)));
+  EXPECT_EQ(clear_time_ps(m, huge, 0, 0, 1, m.clear_bw_bytes_per_s), static_cast<ps_t>(std::llround(huge / 7.95e9 * 1e12)));
   // 64 tasks on one socket: its DRAM bandwidth split 64 ways is below one thread's rate.
-  EXPECT_EQ(clear_time_ps(m, huge, 0, 0, 64), static_cast<ps_t>(std::llround(huge / (175.7e9 / 64) * 1e12)));
+  EXPECT_EQ(clear_time_ps(m, huge, 0, 0, 64, m.clear_bw_bytes_per_s), static_cast<ps_t>(std::llround(huge / (175.7e9 / 64) * 1e12)));
   // Remote: UPI split among the sharers.
-  EXPECT_EQ(clear_time_ps(m, huge, 1, 0, 8), static_cast<ps_t>(std::llround(huge / (55.7e9 / 8) * 1e12)));
+  EXPECT_EQ(clear_time_ps(m, huge, 1, 0, 8, m.clear_bw_bytes_per_s), static_cast<ps_t>(std::llround(huge / (55.7e9 / 8) * 1e12)));
 }
 
 TEST(VirtualMemoryModel, StoreLoopTimeMatchesItsFormulaAtTheFixedPoint) {

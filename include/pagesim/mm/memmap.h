@@ -13,8 +13,8 @@
 // Reuse: a destroyed memmap's mapping is kept for the next Memmap of the same size in the
 // process (at most kPooled of them), so that a run after the first does not pay the host
 // kernel's zeroing of gigabytes at first touch (11-16% of a robot-box run on the development
-// VM). A reused mapping's struct pages are zeroed when their section is constructed, as the
-// kernel's __init_single_page does (mm_zero_struct_page); a fresh one is zero already. Either
+// VM). A reused mapping's struct pages are zeroed one by one as their section is constructed,
+// as the kernel's __init_single_page does (mm_zero_struct_page); a fresh one is zero already. Either
 // way a section starts from the same bytes, so results do not depend on reuse.
 #pragma once
 
@@ -65,8 +65,13 @@ class Memmap {
   void init_section(uint64_t section, F&& init) {
     const pfn_t start = section * PAGES_PER_SECTION;
     const pfn_t end = std::min<pfn_t>(start + PAGES_PER_SECTION, nr_pages_);
-    if (reused_) std::memset(static_cast<void*>(base_ + start), 0, (end - start) * sizeof(Page));  // mm_zero_struct_page
-    for (pfn_t pfn = start; pfn < end; ++pfn) init(new (base_ + pfn) Page(), pfn);
+    // A reused mapping's page is zeroed just before its fields are set (mm_zero_struct_page in
+    // __init_single_page), not in a pass of its own: seed 004's lesson, measured here by
+    // memmap_init (docs/seeds.md, 004): the line the memset brings in takes the field stores.
+    for (pfn_t pfn = start; pfn < end; ++pfn) {
+      if (reused_) std::memset(static_cast<void*>(base_ + pfn), 0, sizeof(Page));
+      init(new (base_ + pfn) Page(), pfn);
+    }
     initialised_[section] = 1;
     sections_initialised_.fetch_add(1, std::memory_order_relaxed);
   }

@@ -84,11 +84,12 @@ uint64_t chase_knee(const std::vector<ChasePoint>& curve);
 
 struct Calibration {
   HostTopology host;
-  // The raw measurements: ns per dependent load at each level, core clock, memset GB/s by one
-  // thread and by all CPUs at once, ns per uncontended lock+unlock pair.
+  // The raw measurements: ns per dependent load at each level, core clock, clear GB/s by one
+  // thread (per subpage, multi-page) and by all CPUs at once (per subpage), ns per uncontended
+  // lock+unlock pair.
   double l1_ns = 0, l2_ns = 0, llc_ns = 0, dram_ns = 0;
   double clock_ghz = 0;  // 0: not timed (not x86-64)
-  double clear_gbs_one = 0, clear_gbs_all = 0;
+  double clear_gbs_one = 0, clear_gbs_multi_page = 0, clear_gbs_all = 0;
   double lock_pair_ns = 0;
   // The chase curve, 2x the L2 to llc_curve_max_bytes, when /sys lists no LLC (chase_knee).
   std::vector<ChasePoint> llc_curve;

@@ -15,6 +15,7 @@
 
 #include "pagesim/cache/geometry.h"
 #include "pagesim/cache/outcome.h"
+#include "pagesim/vt/clear_pages.h"
 
 namespace pagesim::vt {
 
@@ -53,8 +54,15 @@ struct MachineModel {
   double upi_bw_bytes_per_s = 55.7e9;
   std::vector<LoadPoint> loaded_latency;
   // clear_huge_page by one thread (rep stosb), bytes/s; several tasks clearing on one socket
-  // share dram_bw.
+  // share dram_bw. Per subpage (clear_page per 4 KiB, v5.17) and multi-page (one clear_pages
+  // over the extent, the x86 series of seed 000); 0: the file gives no multi-page rate.
   double clear_bw_bytes_per_s = 7.95e9;
+  double clear_multi_page_bw_bytes_per_s = 0;
+  // One thread's clear rate in `mode` (bytes/s): multi_page at the multi-page rate (0 when the
+  // file gives none), every other mode per subpage.
+  double clear_rate(ClearMode mode) const {
+    return mode == ClearMode::multi_page ? clear_multi_page_bw_bytes_per_s : clear_bw_bytes_per_s;
+  }
   // DRAM traffic per random store that misses: the RFO read plus the dirty line's write-back.
   uint32_t bytes_per_store_miss = 128;
 
@@ -77,6 +85,10 @@ struct MachineModel {
 // Loads a machine file. Throws InputError naming FILE:LINE:COL and the key for unknown,
 // duplicate, missing or out-of-range keys, and for a geometry the cache model refuses.
 MachineModel load_machine_model(const std::string& path);
+
+// m.clear_rate(mode), or an InputError naming m's file and the missing key; `who` (a file and
+// key) is what asked for the mode.
+double require_clear_rate(const MachineModel& m, ClearMode mode, const std::string& who);
 MachineModel parse_machine_model(const std::string& yaml, const std::string& name);
 
 // The shipped machine file of the kernel test robot's box (the source tree's machines/).

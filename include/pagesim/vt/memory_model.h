@@ -1,7 +1,7 @@
 // The analytic memory model: workload-side memory traffic that is charged by formula instead
 // of line by line (docs/machine-model.md, "Memory model").
 //
-//   clear_huge_page: bytes / min(one thread's clear rate, the page node's DRAM bandwidth shared
+//   clear_huge_page: bytes / min(one thread's clear rate in its mode, the page node's DRAM bandwidth shared
 //     by the tasks clearing there now); a remote page is also limited by the UPI bandwidth
 //     shared by the remote clears.
 //   the store loop: per task, stores x (local share x L_local + remote share x L_remote) / MLP,
@@ -19,9 +19,11 @@
 
 namespace pagesim::vt {
 
-// Time to clear `bytes` homed on `page_node` from a CPU on `cpu_node`, with `sharers` tasks
-// (this one included) clearing on page_node at the same time. sharers >= 1.
-ps_t clear_time_ps(const MachineModel& m, uint64_t bytes, unsigned page_node, unsigned cpu_node, unsigned sharers);
+// Time to clear `bytes` homed on `page_node` from a CPU on `cpu_node` at one thread's
+// `thread_rate` (bytes/s, MachineModel::clear_rate), with `sharers` tasks (this one included)
+// clearing on page_node at the same time. sharers >= 1.
+ps_t clear_time_ps(const MachineModel& m, uint64_t bytes, unsigned page_node, unsigned cpu_node, unsigned sharers,
+                   double thread_rate);
 
 struct StoreLoopTask {
   uint64_t stores = 0;

@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "pagesim/config/params.h"
 #include "pagesim/engine/engine.h"
+#include "pagesim/mm/machine_spec.h"
 #include "pagesim/result/metrics.h"
 
 namespace pagesim::workload {
@@ -22,6 +24,11 @@ struct Args {
   uint64_t warmup_ops = 0;       // the scenario's warm-up, in the workload's own unit
 };
 
+// A parameter value that the machine or the engine rules out: the parameter and why.
+struct ParamProblem {
+  std::string param, message;
+};
+
 struct WorkloadInfo {
   std::string name;
   std::string description;
@@ -29,6 +36,9 @@ struct WorkloadInfo {
   std::vector<run::MetricInfo> metrics;  // what it adds to runs[].metrics
   std::function<std::unique_ptr<engine::Program>(const Args&)> make;
   uint8_t engines = run::kAllEngines;  // the engines it runs on (a host measurement: not virtual)
+  // Optional: checks the parameters against the scenario's machine and engine when it is
+  // loaded, so that `pagesim validate` and `run` stop on a bad value at its line and column.
+  std::function<std::optional<ParamProblem>(const config::Params&, const mm::MachineSpec&, const std::string& engine)> check;
 };
 
 // Every registered workload, sorted by name.

@@ -20,6 +20,7 @@
 #include "pagesim/mm/hugetlb.h"
 #include "pagesim/result/run_result.h"
 #include "pagesim/rng.h"
+#include "pagesim/vt/clear_pages.h"
 
 namespace pagesim::workload {
 
@@ -28,6 +29,7 @@ struct UsememParams {
   uint64_t data_scale = 1;  // host data region = size / data_scale
   mm::MemPolicy policy;     // the task's mempolicy at fault time
   bool surplus_policy = false;  // also apply the policy to the reservation's buddy allocations
+  vt::ClearMode clear_mode = vt::ClearMode::per_subpage;  // clear_huge_page: v5.17's, or multi-page
   uint64_t seed = 1;
 };
 
@@ -104,11 +106,11 @@ class UsememTask {
         return;
       }
       // clear_huge_page: an engine that models the clearing (the virtual-time engine) charges
-      // it; the others clear real memory.
-      if constexpr (requires { ex_.clear_huge_page(0u); })
-        ex_.clear_huge_page(mm::page_to_nid(page));
+      // it; the others clear real memory, the page's share of the scaled region, in the mode.
+      if constexpr (requires { ex_.clear_huge_page(0u, p_.clear_mode); })
+        ex_.clear_huge_page(mm::page_to_nid(page), p_.clear_mode);
       else
-        std::memset(reinterpret_cast<char*>(data_.words()) + i * chunk, 0, chunk);
+        vt::clear_extent(reinterpret_cast<char*>(data_.words()) + i * chunk, chunk, chunk, p_.clear_mode);
       h_.hugepage_add_new_anon_rmap(page);
       ex_.sys_exit();
       ex_.cond_resched(Site::clear_huge_page);  // clear_huge_page's cond_resched per subpage

@@ -269,11 +269,12 @@ void VirtualCpu::start_barrier() {
 
 void VirtualCpu::rendezvous() { eng_->barrier(*this, VirtualEngine::BarrierKind::rendezvous); }
 
-void VirtualCpu::clear_huge_page(unsigned page_node) {
+void VirtualCpu::clear_huge_page(unsigned page_node, vt::ClearMode mode) {
   sync();
   const unsigned sharers = eng_->active_clears(page_node, clock_) + 1;
-  const ps_t d = vt::clear_time_ps(eng_->model_, kHugePageBytes, page_node, node_, sharers);
-  eng_->clears_[page_node].push_back({clock_, clock_ + d});
+  const double rate = eng_->model_.clear_rate(mode);
+  const ps_t d = vt::clear_time_ps(eng_->model_, kHugePageBytes, page_node, node_, sharers, rate);
+  eng_->clears_[page_node].push_back({clock_, clock_ + d, rate});
   eng_->dram_load_[page_node].until = 0;  // the load changed
   clock_ += d;
   site_ps_[static_cast<unsigned>(Site::clear_huge_page)] += d;

@@ -1,24 +1,27 @@
 // clear_huge_page: seed 000's clearing modes and seed 002's parallel clearing. On the host
 // engines every CPU clears its share of a real huge-page buffer (host_buffer.h) in the mode
-// of clear.h, `passes` times, then memsets it as the reference; on the virtual engine `threads`
-// vCPUs clear it through the memory model (one thread's clear bandwidth, each socket's DRAM
+// of vt/clear_pages.h, `passes` times, then memsets it as the reference; on the virtual engine `threads`
+// vCPUs clear it through the memory model (one thread's clear bandwidth in the mode, each socket's DRAM
 // bandwidth shared by the clears on it: docs/machine-model.md), with its pages on the clearing
 // vCPU's node or spread over `page_nodes` nodes.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
-#include "clear.h"
 #include "host_buffer.h"
 #include "pagesim/error.h"
 #include "pagesim/result/samples.h"
+#include "pagesim/vt/clear_pages.h"
 #include "pagesim/workload/host_cpus.h"
 #include "pagesim/workload/registry.h"
 
 namespace pagesim::workload {
 
 namespace {
+
+using vt::ClearMode, vt::clear_extent, vt::clear_mode_name;
 
 struct ClearSetup {
   ClearMode mode;
@@ -28,31 +31,48 @@ struct ClearSetup {
   unsigned page_nodes;  // 0: each page on its clearer's node; else spread over nodes 0..page_nodes-1
 };
 
-// `cpus` is the machine's; `nodes` its NUMA nodes; `host` says the engine clears real memory,
-// where every CPU clears and the pages are first-touched.
+uint64_t huge_bytes_of(const config::Params& p) { return p.string("page_size") == "1G" ? 1ull << 30 : 2ull << 20; }
+unsigned threads_of(const config::Params& p, unsigned cpus) {
+  return p.integer("threads") ? static_cast<unsigned>(p.integer("threads")) : cpus;
+}
+// Host CPUs clear contiguous shares of whole huge pages; the virtual tasks take 2 MiB chunks in
+// turn, so whole huge pages suffice there.
+uint64_t size_unit(const config::Params& p, unsigned cpus, bool host) {
+  return host ? huge_bytes_of(p) * threads_of(p, cpus) : huge_bytes_of(p);
+}
+
+// What the machine rules out: `cpus` is the machine's, `nodes` its NUMA nodes; `host` says the
+// engine clears real memory, where every CPU clears and the pages are first-touched.
+std::optional<ParamProblem> machine_problem(const config::Params& p, unsigned cpus, unsigned nodes, bool host) {
+  const unsigned threads = threads_of(p, cpus);
+  const auto page_nodes = static_cast<unsigned>(p.integer("page_nodes"));
+  if (threads > cpus || (host && threads != cpus))
+    return ParamProblem{"threads", fmt::format("{} threads on {} CPUs ({})", threads, cpus,
+                                               host ? "the host engines clear on every CPU: give 0" : "at most one per vCPU")};
+  if (page_nodes > nodes || (host && page_nodes))
+    return ParamProblem{"page_nodes", fmt::format("{} nodes on a machine of {} ({})", page_nodes, nodes,
+                                                  host ? "the host engines first-touch their pages: give 0" : "at most its nodes")};
+  const uint64_t unit = size_unit(p, cpus, host);
+  if (static_cast<uint64_t>(p.integer("size")) < unit)
+    return ParamProblem{"size", fmt::format("{} threads need at least {} MiB ({} MiB pages)", threads, unit >> 20,
+                                            huge_bytes_of(p) >> 20)};
+  return std::nullopt;
+}
+
 ClearSetup read_setup(const config::Params& p, unsigned cpus, unsigned nodes, bool host, bool short_mode,
                       const std::string& source) {
+  if (const std::optional<ParamProblem> bad = machine_problem(p, cpus, nodes, host))  // the loader checked it first
+    throw InputError(fmt::format("{}: workload.params.{}: {}", source, bad->param, bad->message));
   ClearSetup s;
-  s.mode = *parse_clear_mode(p.string("mode"));
-  s.huge_bytes = p.string("page_size") == "1G" ? 1ull << 30 : 2ull << 20;
+  s.mode = *vt::parse_clear_mode(p.string("mode"));
+  s.huge_bytes = huge_bytes_of(p);
   s.bytes = static_cast<uint64_t>(p.integer("size"));
   s.passes = static_cast<unsigned>(p.integer("passes"));
-  s.threads = p.integer("threads") ? static_cast<unsigned>(p.integer("threads")) : cpus;
+  s.threads = threads_of(p, cpus);
   s.page_nodes = static_cast<unsigned>(p.integer("page_nodes"));
-  if (s.threads > cpus || (host && s.threads != cpus))
-    throw InputError(fmt::format("{}: workload.params.threads: {} threads on {} CPUs ({})", source, s.threads, cpus,
-                                 host ? "the host engines clear on every CPU: give 0" : "at most one per vCPU"));
-  if (s.page_nodes > nodes || (host && s.page_nodes))
-    throw InputError(fmt::format("{}: workload.params.page_nodes: {} nodes on a machine of {} ({})", source, s.page_nodes,
-                                 nodes, host ? "the host engines first-touch their pages: give 0" : "at most its nodes"));
   if (short_mode) s.bytes = s.huge_bytes * s.threads, s.passes = std::min(s.passes, 2u);
-  // Host CPUs clear contiguous shares of whole huge pages; the virtual tasks take 2 MiB chunks
-  // in turn, so whole huge pages suffice there.
-  const uint64_t unit = host ? s.huge_bytes * s.threads : s.huge_bytes;
+  const uint64_t unit = size_unit(p, cpus, host);
   s.bytes = s.bytes / unit * unit;
-  if (!s.bytes)
-    throw InputError(fmt::format("{}: workload.params.size: {} threads need at least {} MiB ({} MiB pages)", source,
-                                 s.threads, unit >> 20, s.huge_bytes >> 20));
   return s;
 }
 
@@ -90,6 +110,7 @@ void run_host(D& d, const ClearSetup& s) {
 // clearer's node (first touch) with page_nodes 0; else the pages fill nodes 0..page_nodes-1 in
 // order, an equal part each, as the default policy falls back to the next node once one is full.
 void run_modelled(engine::VirtualDriver& d, const ClearSetup& s) {
+  vt::require_clear_rate(d.engine().model(), s.mode, d.source() + ": workload.params.mode");
   const unsigned n = s.threads;
   constexpr uint64_t kChunk = 2ull << 20;
   const uint64_t chunks = s.bytes / kChunk, pages = s.bytes / s.huge_bytes;
@@ -98,16 +119,17 @@ void run_modelled(engine::VirtualDriver& d, const ClearSetup& s) {
     if (ex.task() == 0) d.mark_start(d.now(ex));
     for (uint64_t i = ex.task(); i < chunks; i += n) {
       const uint64_t page = i * kChunk / s.huge_bytes;
-      ex.clear_huge_page(s.page_nodes ? static_cast<unsigned>(page * s.page_nodes / pages) : ex.node());
+      ex.clear_huge_page(s.page_nodes ? static_cast<unsigned>(page * s.page_nodes / pages) : ex.node(), s.mode);
     }
     d.barrier(ex);
     if (ex.task() == 0) d.mark_end(d.now(ex));
   });
   run::RunResult& r = d.result();
   r.metrics["clear_gbs"] = static_cast<double>(s.bytes) / (d.elapsed_s() * 1e9);
-  if (s.mode != ClearMode::multi_page)
-    r.notes.push_back(fmt::format("clear_huge_page: the virtual engine clears at the machine file's one-thread clear bandwidth; "
-                                  "mode {} is not modelled apart", clear_mode_name(s.mode)));
+  if (s.mode == ClearMode::nontemporal || s.mode == ClearMode::memset)
+    r.notes.push_back(fmt::format("clear_huge_page: the machine file gives per-subpage and multi-page clear rates; mode {} "
+                                  "is cleared at the per-subpage one",
+                                  clear_mode_name(s.mode)));
 }
 
 class ClearHugePage : public ProgramOf<ClearHugePage> {
@@ -137,7 +159,7 @@ WorkloadInfo clear_huge_page_workload() {
       "memset); real memory on the host engines, the memory model on the virtual engine",
       {
           {"mode", ParamType::choice, std::string("per_subpage"), {}, {}, {"per_subpage", "multi_page", "nontemporal", "memset"},
-           "how a huge page is cleared (clear.h)"},
+           "how a huge page is cleared (vt/clear_pages.h)"},
           {"page_size", ParamType::choice, std::string("2M"), {}, {}, {"2M", "1G"}, "the huge page size"},
           {"size", ParamType::size, int64_t{1} << 30, 2 << 20, 1e15, {}, "bytes cleared per pass, over all CPUs"},
           {"passes", ParamType::integer, int64_t{5}, 1, 1000, {}, "timed passes on the host engines (the median is reported)"},
@@ -155,6 +177,11 @@ WorkloadInfo clear_huge_page_workload() {
            "bytes per pass (size in whole huge pages; on the host engines, whole huge pages per CPU)", false, true},
       },
       make_program<ClearHugePage>,
+      kAllEngines,
+      [](const config::Params& p, const mm::MachineSpec& m, const std::string& engine) {
+        return machine_problem(p, engine == "uniprocessor" ? 1 : m.nr_cpus(), static_cast<unsigned>(m.nodes.size()),
+                               engine != "virtual");
+      },
   };
 }
 

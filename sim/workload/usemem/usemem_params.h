@@ -44,6 +44,7 @@ inline UsememSetup usemem_setup(const mm::Machine& m, const config::Params& p, u
   if (short_mode) s.task.data_scale = std::max<uint64_t>(s.task.data_scale, s.task.size / (4u << 20));
   s.task.seed = seed;
   s.task.surplus_policy = p.boolean("surplus_policy");
+  s.task.clear_mode = *vt::parse_clear_mode(p.string("clear_huge_page"));
   const std::string& mode = p.string("mempolicy");
   s.task.policy.mode = mode == "bind" ? mm::MpolMode::bind
                        : mode == "preferred" ? mm::MpolMode::preferred

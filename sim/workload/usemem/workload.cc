@@ -189,6 +189,7 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
   VirtualEngine& eng = d.engine();
   mm::Machine& machine = d.machine();
   const UsememSetup s = usemem_setup(machine, params, d.nr_cpus(), d.seed(), d.short_mode(), true);
+  vt::require_clear_rate(eng.model(), s.task.clear_mode, d.source() + ": workload.params.clear_huge_page");
   const unsigned n = s.nr_task, nodes = machine.nr_nodes();
   std::vector<StoreLoops> loops(s.iterations);
   for (StoreLoops& l : loops) l.tasks.resize(n);
@@ -337,6 +338,9 @@ WorkloadInfo usemem_workload() {
           {"policy_nodes", ParamType::string, std::string("all"), {}, {}, {}, "node list for bind/preferred/interleave, e.g. 0,1"},
           {"surplus_policy", ParamType::boolean, false, {}, {}, {}, "also apply the policy to the reservation's order-9 allocations (not 5.17)"},
           {"overcommit", ParamType::integer, int64_t{0}, 0, 1e12, {}, "nr_overcommit_hugepages (0: LKP's unit_size/2M + tasks + 1)"},
+          {"clear_huge_page", ParamType::choice, std::string("per_subpage"), {}, {}, {"per_subpage", "multi_page"},
+           "how a fault clears its 2 MiB page: clear_page per subpage (v5.17) or one clear_pages over it (seed 000's x86 "
+           "series); virtual engine: at the machine file's rate for that mode"},
       },
       usemem_metric_infos(),
       make_program<Usemem>,

@@ -97,9 +97,9 @@ class VirtualCpu {
   // Waits until every live task has arrived, without changing any clock: a bookkeeping point
   // for analytic phases that need every task's state (the usemem store loop).
   void rendezvous();
-  // clear_huge_page of a 2 MiB page homed on `page_node`, charged by the memory model
-  // (bandwidth shared with the tasks clearing on that node at this moment).
-  void clear_huge_page(unsigned page_node);
+  // clear_huge_page of a 2 MiB page homed on `page_node`, in `mode` (per subpage in v5.17),
+  // charged by the memory model (bandwidth shared with the tasks clearing on that node now).
+  void clear_huge_page(unsigned page_node, vt::ClearMode mode = vt::ClearMode::per_subpage);
   // Advances the clock by `ps` of work that touches no shared state (analytic phases).
   void advance(ps_t ps) { clock_ += ps; }
   // User-mode work of `units` units whose cost per unit (picoseconds, fractional) depends on
@@ -244,6 +244,7 @@ class VirtualEngine {
   };
   struct ClearInterval {
     ps_t start, end;
+    double rate;  // the clearing thread's, bytes/s: its share of the DRAM's traffic
   };
   using Key = ReadyQueue::Key;  // (clock, task id)
 

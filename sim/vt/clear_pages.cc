@@ -1,13 +1,14 @@
-// The clearing primitives of clear.h.
-#include "clear.h"
+// The clearing primitives of clear_pages.h.
+#include "pagesim/vt/clear_pages.h"
 
+#include <algorithm>
 #include <cstring>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
-namespace pagesim::workload {
+namespace pagesim::vt {
 
 namespace {
 
@@ -59,7 +60,8 @@ void clear_extent(char* p, uint64_t bytes, uint64_t huge_bytes, ClearMode mode, 
   switch (mode) {
     case ClearMode::per_subpage:
       for (uint64_t off = 0; off < bytes; off += huge_bytes)
-        process_huge_page_order(huge_bytes / kPage, target, [&](uint64_t i) { stosb(p + off + i * kPage, kPage); });
+        process_huge_page_order((huge_bytes + kPage - 1) / kPage, target,  // a scaled extent may end mid-page
+                                [&](uint64_t i) { stosb(p + off + i * kPage, std::min(kPage, huge_bytes - i * kPage)); });
       break;
     case ClearMode::multi_page:
       for (uint64_t off = 0; off < bytes; off += huge_bytes) stosb(p + off, huge_bytes);
@@ -70,4 +72,4 @@ void clear_extent(char* p, uint64_t bytes, uint64_t huge_bytes, ClearMode mode, 
   asm volatile("" : : "r"(p) : "memory");  // the stores happen
 }
 
-}  // namespace pagesim::workload
+}  // namespace pagesim::vt

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string_view>
 
-namespace pagesim::workload {
+namespace pagesim::vt {
 
 enum class ClearMode { per_subpage, multi_page, nontemporal, memset };
 
@@ -43,4 +43,4 @@ void process_huge_page_order(uint64_t n, uint64_t target, F&& visit) {
 // address of each huge page is in subpage `target` (per_subpage only).
 void clear_extent(char* p, uint64_t bytes, uint64_t huge_bytes, ClearMode mode, uint64_t target = 0);
 
-}  // namespace pagesim::workload
+}  // namespace pagesim::vt
