@@ -123,6 +123,8 @@ std::vector<std::string> preflight(const scenario::ScenarioSet& set) {
       for (const scenario::Variant& v : sc.variants)
         if (!v.config.deferred_struct_page_init) mm::Memmap::check_fits(sc.machine.total_pages(), mm::HostMemory::probe());
       if (e.check) e.check(sc.machine, sc.engine_options, sc.file);
+      const workload::WorkloadInfo* w = workload::find_workload(sc.workload);
+      if (sc.engine == "virtual" && w && w->check_model) w->check_model(sc.params, engine::virtual_machine_model(sc.engine_options, sc.file));
     } catch (const InputError& err) {
       const std::string what = err.what();
       if (what.starts_with(sc.file)) throw;

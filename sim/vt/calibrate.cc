@@ -1,4 +1,4 @@
-// Measuring this host for `pagesim calibrate`: pointer chases, memset bandwidth, an uncontended
+// Measuring this host for `pagesim calibrate`: pointer chases, clear bandwidth, an uncontended
 // lock and the core clock, each the median of several runs. The figures one process on one
 // socket cannot measure get fallbacks in calibrate_fallbacks.cc.
 #include "pagesim/vt/calibrate.h"
@@ -90,7 +90,7 @@ double chase_ns(uint64_t bytes, const CalibrateOptions& opt) {
   });
 }
 
-// --------------------------------------------------------------- bandwidth: memset
+// --------------------------------------------------------------- bandwidth: clearing
 
 // Median GB/s of `threads` threads clearing their shares of `bytes` at once, 2 MiB pages the
 // way clear_huge_page does in `mode` (vt/clear_pages.h: `rep stosb` per 4 KiB subpage, or over
@@ -104,8 +104,10 @@ double clear_gbs(unsigned threads, uint64_t bytes, unsigned runs, ClearMode mode
   std::barrier sync(threads);
   const auto body = [&](unsigned t) {
     char* mine = buf.data() + t * share;
-    clear_extent(mine, share, kHuge, ClearMode::memset);  // faults its pages in, outside the timing
     for (unsigned r = 0; r < runs; ++r) {
+      // Untimed: faults the pages in (first run), and makes every timed clear write zeroes over
+      // non-zero bytes, as a fault's clear does over a page's old contents.
+      std::memset(mine, 0xa5, share);
       sync.arrive_and_wait();
       start[r * threads + t] = Clock::now();
       clear_extent(mine, share, kHuge, mode);

@@ -26,13 +26,15 @@ void stosb(char* p, uint64_t bytes) {
 void movnti(char* p, uint64_t bytes) {
 #if defined(__x86_64__)
   auto* w = reinterpret_cast<long long*>(p);
-  for (uint64_t i = 0; i < bytes / 8; i += 4) {
+  const uint64_t words = bytes / 32 * 4;  // whole 32-byte groups; the tail below
+  for (uint64_t i = 0; i < words; i += 4) {
     _mm_stream_si64(w + i, 0);
     _mm_stream_si64(w + i + 1, 0);
     _mm_stream_si64(w + i + 2, 0);
     _mm_stream_si64(w + i + 3, 0);
   }
   _mm_sfence();
+  std::memset(p + words * 8, 0, bytes - words * 8);
 #else
   std::memset(p, 0, bytes);
 #endif

@@ -2,7 +2,6 @@
 // `pagesim calibrate`. The layout is that of machines/icx-8358-2s.yaml, without its comments.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 
 #include "pagesim/config/units.h"
@@ -73,6 +72,7 @@ std::vector<std::pair<std::string, std::string>> machine_file_values(const Machi
       {"memory.upi_bandwidth_gbs", gbs(m.upi_bw_bytes_per_s)},
       {"memory.loaded_latency", curve},
       {"memory.clear_bandwidth_per_thread_gbs", gbs(m.clear_bw_bytes_per_s)},
+      {"memory.clear_bandwidth_multi_page_per_thread_gbs", gbs(m.clear_multi_page_bw_bytes_per_s)},
       {"memory.bytes_per_store_miss", std::to_string(m.bytes_per_store_miss)},
       {"memory.mlp", std::to_string(m.mlp)},
       {"memory.stream_mlp", std::to_string(m.stream_mlp)},
@@ -83,10 +83,8 @@ std::vector<std::pair<std::string, std::string>> machine_file_values(const Machi
       {"locks.mcs_node_write_cross_socket_ns", ns(m.mcs_write_cross_ps)},
       {"locks.uncontended_cycles", std::to_string(m.lock_uncontended_cycles)},
   };
-  if (m.clear_multi_page_bw_bytes_per_s > 0) {  // optional: after the per-subpage rate
-    const auto at = std::find_if(v.begin(), v.end(), [](const auto& kv) { return kv.first == "memory.clear_bandwidth_per_thread_gbs"; });
-    v.insert(at + 1, {"memory.clear_bandwidth_multi_page_per_thread_gbs", gbs(m.clear_multi_page_bw_bytes_per_s)});
-  }
+  if (m.clear_multi_page_bw_bytes_per_s <= 0)  // optional: a file without it writes none
+    std::erase_if(v, [](const auto& kv) { return kv.first == "memory.clear_bandwidth_multi_page_per_thread_gbs"; });
   return v;
 }
 

@@ -105,6 +105,27 @@ TEST(ClearHugePage, MultiPageNeedsTheMachineFilesRate) {
   }
 }
 
+// The same is refused before any run (run::preflight, which `pagesim validate` also calls).
+TEST(ClearHugePage, PreflightRefusesMultiPageWithoutTheRate) {
+  const std::string file = (std::filesystem::path(vt::default_machine_file()).parent_path() / "xeon-e7-8895v3-8s.yaml").string();
+  scenario::LoadOptions opt;
+  opt.engines = run::engine_names();
+  for (const std::string workload : {"{name: clear_huge_page, params: {mode: multi_page, size: 2M}}",
+                                     "{name: usemem, params: {clear_huge_page: multi_page}}"}) {
+    const scenario::ScenarioSet set = scenario::load_string(
+        "machine: {nodes: 1, cpus_per_node: 1, memory_per_node: 256M}\nengine: {name: virtual, machine_file: " + file +
+            "}\nworkload: " + workload + "\n",
+        "clear.yaml", opt);
+    try {
+      run::preflight(set);
+      FAIL() << "no error: " << workload;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("clear.yaml: ", 0), 0u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("memory.clear_bandwidth_multi_page_per_thread_gbs: missing"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // A scaled extent that ends mid-subpage (usemem's data region on the host engines) is cleared whole.
 TEST(ClearHugePage, PerSubpageClearsAPartialLastSubpage) {
   std::vector<char> buf(3 * 4096 + 100, 'x');

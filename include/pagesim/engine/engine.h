@@ -17,6 +17,7 @@
 #include "pagesim/mm/machine_spec.h"
 #include "pagesim/result/metrics.h"
 #include "pagesim/result/run_result.h"
+#include "pagesim/vt/machine_model.h"
 
 namespace pagesim::engine {
 
@@ -80,6 +81,8 @@ void run_virtual(const RunInput& in, const Program& p);
 // placement trace and the machine's fit to them. Throw InputError.
 void check_native(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source);
 void check_virtual(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source);
+// The virtual engine's machine model for `o`: its machine file (input_path) or the default one.
+vt::MachineModel virtual_machine_model(const EngineOptions& o, const std::string& source);
 
 // An input file an engine option names (machine file, placement trace): as given when absolute
 // or found from the working directory, else next to the scenario file `source`.

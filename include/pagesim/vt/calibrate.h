@@ -1,5 +1,5 @@
 // `pagesim calibrate`: a machine file for THIS host, from what one process can measure on it
-// (pointer-chase latencies, memset bandwidth, an uncontended lock, the core clock) and what
+// (pointer-chase latencies, clear bandwidth, an uncontended lock, the core clock) and what
 // Linux reports (topology and caches from /sys). Everything it cannot measure gets a fallback
 // value that is written down with the reason, never a silent copy of the shipped machine.
 //
@@ -39,7 +39,7 @@ HostTopology read_host_topology();
 // tests and smoke checks (figures then are indicative only: the DRAM buffer may fit the LLC).
 struct CalibrateOptions {
   uint64_t dram_chase_bytes = 512ull << 20;  // the DRAM pointer chase's buffer
-  uint64_t clear_bytes = 512ull << 20;       // the memset buffer, split across the threads
+  uint64_t clear_bytes = 512ull << 20;       // the clear buffer, split across the threads
   unsigned dram_min_llc_multiple = 4;        // both buffers at least this many LLCs (0: no floor)
   uint64_t chase_steps = 2'000'000;          // dependent loads timed per run
   uint64_t lock_pairs = 10'000'000;          // lock+unlock pairs timed per run

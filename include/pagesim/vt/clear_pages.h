@@ -1,6 +1,6 @@
 // Clearing a huge page the ways seed 000 compares, on real memory.
 //
-//   per_subpage  v6.3 clear_huge_page: clear_page (4 KiB, `rep stosb` as clear_page_erms) per
+//   per_subpage  clear_huge_page as in v5.17 and v6.3: clear_page (4 KiB, `rep stosb` as clear_page_erms) per
 //                subpage in process_huge_page's order: from the far end towards the target,
 //                then alternately left and right of it, the target last (its cache lines stay
 //                hot for the faulting access). cond_resched() between subpages is a no-op here.
@@ -39,7 +39,8 @@ void process_huge_page_order(uint64_t n, uint64_t target, F&& visit) {
   }
 }
 
-// Clears `bytes` at `p`, a whole number of huge pages of `huge_bytes`, in `mode`; the faulting
+// Clears `bytes` at `p`, a whole number of extents of `huge_bytes` (a huge page, or usemem's
+// scaled share of one, which may end mid-subpage), in `mode`; the faulting
 // address of each huge page is in subpage `target` (per_subpage only).
 void clear_extent(char* p, uint64_t bytes, uint64_t huge_bytes, ClearMode mode, uint64_t target = 0);
 

@@ -85,11 +85,11 @@ struct MachineModel {
 // Loads a machine file. Throws InputError naming FILE:LINE:COL and the key for unknown,
 // duplicate, missing or out-of-range keys, and for a geometry the cache model refuses.
 MachineModel load_machine_model(const std::string& path);
-
-// m.clear_rate(mode), or an InputError naming m's file and the missing key; `who` (a file and
-// key) is what asked for the mode.
-double require_clear_rate(const MachineModel& m, ClearMode mode, const std::string& who);
 MachineModel parse_machine_model(const std::string& yaml, const std::string& name);
+
+// m.clear_rate(mode), or an InputError naming m's file and the missing key; `who` (a key,
+// perhaps after its file) is what asked for the mode.
+double require_clear_rate(const MachineModel& m, ClearMode mode, const std::string& who);
 
 // The shipped machine file of the kernel test robot's box (the source tree's machines/).
 std::string default_machine_file();

@@ -26,8 +26,12 @@ std::string machine_file_of(const EngineOptions& eo, const std::string& source) 
 
 }  // namespace
 
+vt::MachineModel virtual_machine_model(const EngineOptions& o, const std::string& source) {
+  return vt::load_machine_model(machine_file_of(o, source));
+}
+
 void check_virtual(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source) {
-  VirtualEngine::geometry_for(spec, vt::load_machine_model(machine_file_of(o, source)));
+  VirtualEngine::geometry_for(spec, virtual_machine_model(o, source));
   if (!o.sched_trace.empty() && !std::filesystem::exists(input_path(source, o.sched_trace)))
     throw InputError(fmt::format("{}: engine.sched_trace: '{}' does not exist", source, o.sched_trace));
 }
@@ -113,7 +117,7 @@ void run_virtual(const RunInput& in, const Program& program) {
   vo.sched.numa_home = eo.numa_home;
   vo.sched.seed = in.seed;
   vo.sched.balance_window_ps = eo.balance_window_ns * 1000;
-  VirtualEngine eng(in.machine, vt::load_machine_model(machine_file_of(eo, in.source)), vo, make_sched_policy(eo.sched, vo.sched));
+  VirtualEngine eng(in.machine, virtual_machine_model(eo, in.source), vo, make_sched_policy(eo.sched, vo.sched));
   VirtualDriver d(in, eng);
   program.run(d);
 

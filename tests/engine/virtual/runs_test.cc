@@ -172,7 +172,8 @@ TEST(VirtualRuns, UsememMultiPageClearingShortensTheFaultLoop) {
     const run::RunResult r = run::run_one(sc, 0, 0, {});
     EXPECT_EQ(r.metrics.at("tasks_failed"), 0);
     fault_s[multi] = r.metrics.at("fault_time_s");
-    pages = (r.metrics.at("fault_pages_node0") + r.metrics.at("fault_pages_node1")) / (4 * 2);  // per task-iteration
+    const double task_iterations = sc.machine.nr_cpus() * static_cast<double>(sc.params.integer("iterations"));
+    pages = (r.metrics.at("fault_pages_node0") + r.metrics.at("fault_pages_node1")) / task_iterations;
   }
   const double saved = pages * (2u << 20) * (1 / 7.95e9 - 1 / 11.39e9);
   EXPECT_NEAR(fault_s[0] - fault_s[1], saved, saved * 0.02);

@@ -244,7 +244,7 @@ class VirtualEngine {
   };
   struct ClearInterval {
     ps_t start, end;
-    double rate;  // the clearing thread's, bytes/s: its share of the DRAM's traffic
+    double rate;  // the clearing thread's own rate, bytes/s (uncapped; the node's sum is capped at utilisation 1)
   };
   using Key = ReadyQueue::Key;  // (clock, task id)
 
