@@ -56,6 +56,8 @@ inline const std::vector<BadCase>& bad_cases() {
        "bad.yaml:6:24", "workload.params.page_nodes", "2 nodes on a machine of 1 (at most its nodes)"},
       {"ClearSizeBelowAPage", PAGESIM_OK_MACHINE "workload:\n  name: clear_huge_page\n  params: {page_size: 1G, size: 2M}\nengine: {name: virtual}\n", {},
        "bad.yaml:6:33", "workload.params.size", "2 MiB is below one 1024 MiB page"},
+      {"ClearLargestOnTheVirtualEngine", PAGESIM_OK_MACHINE "workload:\n  name: clear_huge_page\n  params: {size: 0}\nengine: {name: virtual}\n", {},
+       "bad.yaml:6:18", "workload.params.size", "only the host engines clear"},
       {"ClearThreadsBySet", PAGESIM_OK_MACHINE "workload:\n  name: clear_huge_page\n", {"workload.params.threads=2", "engine=virtual"},
        "<--set>:1:25", "workload.params.threads", "2 threads on 1 CPUs"},
       {"EngineBalanceWindowUnit", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "engine:\n  name: uniprocessor\n  balance_window: 32\n", {}, "bad.yaml:8:19", "engine.balance_window", "duration"},

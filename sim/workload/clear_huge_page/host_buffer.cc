@@ -31,8 +31,8 @@ bool write_count(const std::string& path, uint64_t v) {
 
 }  // namespace
 
-HostHugeBuffer::HostHugeBuffer(uint64_t bytes, uint64_t huge_bytes)
-    : bytes_((bytes + huge_bytes - 1) / huge_bytes * huge_bytes), huge_bytes_(huge_bytes) {
+HostHugeBuffer::HostHugeBuffer(uint64_t bytes, uint64_t huge_bytes, uint64_t shrink_unit)
+    : bytes_((bytes + huge_bytes - 1) / huge_bytes * huge_bytes), huge_bytes_(huge_bytes), shrink_unit_(shrink_unit) {
   if (map_hugetlb()) return;
   // THP: an anonymous mapping aligned to 2 MiB, advised.
   constexpr uint64_t kThp = 2u << 20;
@@ -50,7 +50,8 @@ HostHugeBuffer::HostHugeBuffer(uint64_t bytes, uint64_t huge_bytes)
 // hugetlb pages of huge_bytes_: the free ones, else as many more as the kernel gives when
 // nr_hugepages is writable (root).
 bool HostHugeBuffer::map_hugetlb() {
-  const uint64_t kb = huge_bytes_ >> 10, need = bytes_ / huge_bytes_;
+  const uint64_t kb = huge_bytes_ >> 10;
+  uint64_t need = bytes_ / huge_bytes_;
   const std::string dir = fmt::format("/sys/kernel/mm/hugepages/hugepages-{}kB/", kb);
   const uint64_t free = read_count(dir + "free_hugepages");
   if (free < need) {
@@ -60,6 +61,8 @@ bool HostHugeBuffer::map_hugetlb() {
     }
   }
   const int size_flag = static_cast<int>(__builtin_ctzll(huge_bytes_)) << MAP_HUGE_SHIFT;
+  if (const uint64_t got = read_count(dir + "free_hugepages") * huge_bytes_; shrink_unit_ && got < bytes_ && got >= shrink_unit_)
+    bytes_ = got / shrink_unit_ * shrink_unit_, need = bytes_ / huge_bytes_;  // as many as the kernel gave
   if (read_count(dir + "free_hugepages") >= need) {
     map_ = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | size_flag, -1, 0);
     if (map_ != MAP_FAILED) {

@@ -11,8 +11,10 @@ namespace pagesim::workload {
 
 class HostHugeBuffer {
  public:
-  // Throws InputError naming the size when no backing can map `bytes`.
-  HostHugeBuffer(uint64_t bytes, uint64_t huge_bytes);
+  // Throws InputError naming the size when no backing can map `bytes`. With `shrink_unit`, a
+  // hugetlb pool that gives fewer pages than asked is taken as it is, down to whole multiples
+  // of shrink_unit bytes (at least one), rather than falling back to THP.
+  HostHugeBuffer(uint64_t bytes, uint64_t huge_bytes, uint64_t shrink_unit = 0);
   ~HostHugeBuffer();
   HostHugeBuffer(const HostHugeBuffer&) = delete;
   HostHugeBuffer& operator=(const HostHugeBuffer&) = delete;
@@ -24,7 +26,7 @@ class HostHugeBuffer {
  private:
   bool map_hugetlb();
 
-  uint64_t bytes_, huge_bytes_;
+  uint64_t bytes_, huge_bytes_, shrink_unit_;
   void* map_ = nullptr;
   uint64_t mapped_ = 0;
   char* data_ = nullptr;

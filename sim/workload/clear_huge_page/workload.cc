@@ -12,6 +12,7 @@
 
 #include "host_buffer.h"
 #include "pagesim/error.h"
+#include "pagesim/mm/memmap.h"
 #include "pagesim/result/samples.h"
 #include "pagesim/vt/clear_pages.h"
 #include "pagesim/workload/host_cpus.h"
@@ -29,6 +30,7 @@ struct ClearSetup {
   unsigned passes;
   unsigned threads;     // the CPUs that clear: the first ones
   unsigned page_nodes;  // 0: each page on its clearer's node; else spread over nodes 0..page_nodes-1
+  bool largest = false;  // size 0: as many bytes as the host's hugetlb pool gives, up to `bytes`
 };
 
 uint64_t huge_bytes_of(const config::Params& p) { return p.string("page_size") == "1G" ? 1ull << 30 : 2ull << 20; }
@@ -53,7 +55,9 @@ std::optional<ParamProblem> machine_problem(const config::Params& p, unsigned cp
     return ParamProblem{"page_nodes", fmt::format("{} nodes on a machine of {} ({})", page_nodes, nodes,
                                                   host ? "the host engines first-touch their pages: give 0" : "at most its nodes")};
   const uint64_t unit = size_unit(p, cpus, host);
-  if (static_cast<uint64_t>(p.integer("size")) < unit)
+  if (!p.integer("size") && !host)
+    return ParamProblem{"size", "0 asks for the largest buffer the host can back, which only the host engines clear"};
+  if (p.integer("size") && static_cast<uint64_t>(p.integer("size")) < unit)
     return ParamProblem{"size", host ? fmt::format("{} MiB is below one {} MiB page per CPU ({} CPUs)", p.integer("size") >> 20,
                                                    huge_bytes_of(p) >> 20, threads)
                                      : fmt::format("{} MiB is below one {} MiB page", p.integer("size") >> 20, huge_bytes_of(p) >> 20)};
@@ -71,8 +75,10 @@ ClearSetup read_setup(const config::Params& p, unsigned cpus, unsigned nodes, bo
   s.passes = static_cast<unsigned>(p.integer("passes"));
   s.threads = threads_of(p, cpus);
   s.page_nodes = static_cast<unsigned>(p.integer("page_nodes"));
-  if (short_mode) s.bytes = s.huge_bytes * s.threads, s.passes = std::min(s.passes, 2u);
   const uint64_t unit = size_unit(p, cpus, host);
+  if (!s.bytes)  // the largest: 3/4 of what the host has available, as far as its pool gives pages
+    s.bytes = std::max(unit, mm::HostMemory::probe().mem_available_bytes / 4 * 3), s.largest = true;
+  if (short_mode) s.bytes = s.huge_bytes * s.threads, s.passes = std::min(s.passes, 2u);
   s.bytes = s.bytes / unit * unit;
   return s;
 }
@@ -89,9 +95,11 @@ std::vector<double> host_passes(D& d, const ClearSetup& s, char* buf, ClearMode 
   return gbs;
 }
 
+// With s.largest, s.bytes becomes what the buffer got.
 template <class D>
-void run_host(D& d, const ClearSetup& s) {
-  HostHugeBuffer buf(s.bytes, s.huge_bytes);
+void run_host(D& d, ClearSetup& s) {
+  HostHugeBuffer buf(s.bytes, s.huge_bytes, s.largest ? s.huge_bytes * s.threads : 0);
+  s.bytes = buf.bytes();
   clear_extent(buf.data(), s.bytes, s.huge_bytes, ClearMode::memset);  // the faults, untimed
   const std::vector<double> reference = host_passes(d, s, buf.data(), ClearMode::memset);
   const std::vector<double> clear = host_passes(d, s, buf.data(), s.mode);
@@ -144,7 +152,7 @@ class ClearHugePage : public ProgramOf<ClearHugePage> {
   template <class D>
   void on(D& d) const {
     const unsigned cpus = is_uniprocessor<D> ? 1 : d.nr_cpus();
-    const ClearSetup s = read_setup(params(), cpus, d.machine().nr_nodes(), !is_virtual<D>, d.short_mode(), d.source());
+    ClearSetup s = read_setup(params(), cpus, d.machine().nr_nodes(), !is_virtual<D>, d.short_mode(), d.source());
     if constexpr (is_virtual<D>)
       run_modelled(d, s);
     else
@@ -166,7 +174,9 @@ WorkloadInfo clear_huge_page_workload() {
           {"mode", ParamType::choice, std::string("per_subpage"), {}, {}, {"per_subpage", "multi_page", "nontemporal", "memset"},
            "how a huge page is cleared (vt/clear_pages.h)"},
           {"page_size", ParamType::choice, std::string("2M"), {}, {}, {"2M", "1G"}, "the huge page size"},
-          {"size", ParamType::size, int64_t{1} << 30, 2 << 20, 1e15, {}, "bytes cleared per pass, over all CPUs"},
+          {"size", ParamType::size, int64_t{1} << 30, 0, 1e15, {},
+           "bytes cleared per pass, over all CPUs (0, host engines: the largest the host backs with huge pages, "
+           "at most 3/4 of MemAvailable)"},
           {"passes", ParamType::integer, int64_t{5}, 1, 1000, {}, "timed passes on the host engines (their median and fastest are reported)"},
           {"threads", ParamType::integer, int64_t{0}, 0, 4096, {},
            "CPUs that clear, the first ones (0: all; the host engines clear on every CPU)"},
