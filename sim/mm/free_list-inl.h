@@ -48,7 +48,8 @@ void Mm<E>::touch_list_neighbours(Page* page, AccessKind kind, Site site) {
 // may be an unpopulated one (FreeArea::nr_unpopulated), whose line list_del writes.
 template <Exec E>
 void Mm<E>::unlink_populated(Page* page, Zone& zone, unsigned order, unsigned mt) {
-  if (&zone.free_area[order].free_list[mt].back() == page) m_.populate_free_list(zone, order, mt);
+  const FreeArea& area = zone.free_area[order];
+  if (area.nr_unpopulated && &area.free_list[mt].back() == page) m_.populate_free_list(zone, order, mt);
 }
 
 // add_to_free_list / add_to_free_list_tail (mm/page_alloc.c); sets the buddy order and type

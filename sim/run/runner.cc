@@ -124,7 +124,7 @@ std::vector<std::string> preflight(const scenario::ScenarioSet& set) {
         if (!v.config.deferred_struct_page_init) mm::Memmap::check_fits(sc.machine.total_pages(), mm::HostMemory::probe());
       if (e.check) e.check(sc.machine, sc.engine_options, sc.file);
       const workload::WorkloadInfo* w = workload::find_workload(sc.workload);
-      if (sc.engine == "virtual" && w && w->check_model) w->check_model(sc.params, engine::virtual_machine_model(sc.engine_options, sc.file));
+      if (sc.engine == "virtual" && w && w->check_model) w->check_model(sc.params, engine::virtual_machine_model(sc.engine_options, sc.file), sc.file);
     } catch (const InputError& err) {
       const std::string what = err.what();
       if (what.starts_with(sc.file)) throw;
@@ -221,6 +221,7 @@ RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned r
   if (opt.progress) opt.progress(Progress{v.name, repeat, sc.repeats, "measure", 0});
   const std::unique_ptr<engine::Program> program = w->make(workload::Args{sc.params, sc.warmup_ops});
   engine::RunInput in{m, r.seed, opt.short_mode, sc.engine_options, sc.file, r, StopRequest{opt.interrupt}};
+  if (w->check_model) in.check_model = [&](const vt::MachineModel& model) { w->check_model(sc.params, model, sc.file); };
   if (opt.progress)
     in.progress = [&](const engine::RunProgress& p) {
       opt.progress(Progress{v.name, repeat, sc.repeats, "measure", p.total ? static_cast<double>(p.done) / static_cast<double>(p.total) : 0,

@@ -140,13 +140,11 @@ MachineModel load_machine_model(const std::string& path) {
   return parse_machine_model(read_config_file(path, "machine file"), path);
 }
 
-double require_clear_rate(const MachineModel& m, ClearMode mode, const std::string& who) {
-  const double rate = m.clear_rate(mode);
-  if (rate <= 0)
+void require_clear_rate(const MachineModel& m, ClearMode mode, const std::string& who) {
+  if (m.clear_rate(mode) <= 0)
     throw InputError(fmt::format("{}: memory.clear_bandwidth_multi_page_per_thread_gbs: missing, and {} asks for {} clearing "
                                  "(`pagesim calibrate` measures it for this host)",
                                  m.file.empty() ? m.name : m.file, who, clear_mode_name(mode)));
-  return rate;
 }
 
 std::string default_machine_file() { return std::string(PAGESIM_MACHINES_DIR) + "/icx-8358-2s.yaml"; }

@@ -87,9 +87,9 @@ struct MachineModel {
 MachineModel load_machine_model(const std::string& path);
 MachineModel parse_machine_model(const std::string& yaml, const std::string& name);
 
-// m.clear_rate(mode), or an InputError naming m's file and the missing key; `who` (a key,
-// perhaps after its file) is what asked for the mode.
-double require_clear_rate(const MachineModel& m, ClearMode mode, const std::string& who);
+// Throws an InputError naming m's file and the missing key when m has no rate for `mode`;
+// `who` (a key, perhaps after its file) is what asked for the mode.
+void require_clear_rate(const MachineModel& m, ClearMode mode, const std::string& who);
 
 // The shipped machine file of the kernel test robot's box (the source tree's machines/).
 std::string default_machine_file();

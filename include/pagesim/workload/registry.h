@@ -39,9 +39,10 @@ struct WorkloadInfo {
   // Optional: checks the parameters against the scenario's machine and engine when it is
   // loaded, so that `pagesim validate` and `run` stop on a bad value at its line and column.
   std::function<std::optional<ParamProblem>(const config::Params&, const mm::MachineSpec&, const std::string& engine)> check;
-  // Optional, virtual engine: checks the parameters against the machine file before any run
-  // (run::preflight, also `pagesim validate`); throws InputError naming the file and key.
-  std::function<void(const config::Params&, const vt::MachineModel&)> check_model;
+  // Optional, virtual engine: checks the parameters against the machine file, before any run
+  // (run::preflight, so `pagesim validate` too) and as each run loads it; throws InputError
+  // naming the machine file's key and the scenario `source`'s.
+  std::function<void(const config::Params&, const vt::MachineModel&, const std::string& source)> check_model;
 };
 
 // Every registered workload, sorted by name.

@@ -117,7 +117,9 @@ void run_virtual(const RunInput& in, const Program& program) {
   vo.sched.numa_home = eo.numa_home;
   vo.sched.seed = in.seed;
   vo.sched.balance_window_ps = eo.balance_window_ns * 1000;
-  VirtualEngine eng(in.machine, virtual_machine_model(eo, in.source), vo, make_sched_policy(eo.sched, vo.sched));
+  vt::MachineModel model = virtual_machine_model(eo, in.source);
+  if (in.check_model) in.check_model(model);
+  VirtualEngine eng(in.machine, std::move(model), vo, make_sched_policy(eo.sched, vo.sched));
   VirtualDriver d(in, eng);
   program.run(d);
 

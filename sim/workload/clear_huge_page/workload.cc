@@ -120,7 +120,6 @@ void run_host(D& d, ClearSetup& s) {
 // clearer's node (first touch) with page_nodes 0; else the pages fill nodes 0..page_nodes-1 in
 // order, an equal part each, as the default policy falls back to the next node once one is full.
 void run_modelled(engine::VirtualDriver& d, const ClearSetup& s) {
-  vt::require_clear_rate(d.engine().model(), s.mode, d.source() + ": workload.params.mode");  // as preflight did
   const unsigned n = s.threads;
   constexpr uint64_t kChunk = 2ull << 20;
   const uint64_t chunks = s.bytes / kChunk, pages = s.bytes / s.huge_bytes;
@@ -198,8 +197,8 @@ WorkloadInfo clear_huge_page_workload() {
         return machine_problem(p, engine == "uniprocessor" ? 1 : m.nr_cpus(), static_cast<unsigned>(m.nodes.size()),
                                engine != "virtual");
       },
-      [](const config::Params& p, const vt::MachineModel& m) {
-        vt::require_clear_rate(m, *vt::parse_clear_mode(p.string("mode")), "workload.params.mode");
+      [](const config::Params& p, const vt::MachineModel& m, const std::string& source) {
+        vt::require_clear_rate(m, *vt::parse_clear_mode(p.string("mode")), source + ": workload.params.mode");
       },
   };
 }

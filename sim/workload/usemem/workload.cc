@@ -184,14 +184,11 @@ void add_numa_passes(const NumaBalancingStats& nb, const std::vector<std::vector
 
 // The virtual engine: usemem's fork and start pipe, the reservation and faults through the
 // model, clearing and the store loop charged analytically (the memory model), munmap.
-constexpr const char* kClearKey = "workload.params.clear_huge_page";
-
 void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
   using E = VirtualCpu;
   VirtualEngine& eng = d.engine();
   mm::Machine& machine = d.machine();
   const UsememSetup s = usemem_setup(machine, params, d.nr_cpus(), d.seed(), d.short_mode(), true);
-  vt::require_clear_rate(eng.model(), s.task.clear_mode, d.source() + ": " + kClearKey);  // as preflight did
   const unsigned n = s.nr_task, nodes = machine.nr_nodes();
   std::vector<StoreLoops> loops(s.iterations);
   for (StoreLoops& l : loops) l.tasks.resize(n);
@@ -348,8 +345,8 @@ WorkloadInfo usemem_workload() {
       make_program<Usemem>,
       run::kAllEngines,
       {},
-      [](const config::Params& p, const vt::MachineModel& m) {
-        vt::require_clear_rate(m, *vt::parse_clear_mode(p.string("clear_huge_page")), kClearKey);
+      [](const config::Params& p, const vt::MachineModel& m, const std::string& source) {
+        vt::require_clear_rate(m, *vt::parse_clear_mode(p.string("clear_huge_page")), source + ": workload.params.clear_huge_page");
       },
   };
 }
