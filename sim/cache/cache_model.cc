@@ -3,7 +3,8 @@
 //   I2  a dirty (M) LLC copy is the only copy in the machine;
 //   I3  each socket's snoop filter lists exactly the cores of that socket whose L2 holds
 //       the line, and L2 holds every line of its L1 (inclusive);
-//   I4  for a line in both, the L1 state equals the L2 state or is M (L1 is authoritative).
+//   I4  for a line in both, the L1 and L2 states are equal: a store that changes the L1 copy's
+//       state changes the L2 copy's too, so an L1 victim needs no write-back into L2.
 #include <bit>
 #include <cassert>
 #include <optional>
@@ -94,36 +95,25 @@ void CacheModel::Impl::share_core(unsigned core, Ln ln) {
   if (int w = l2.find(s2, ln.id); w >= 0) s2[w].set_state(LineState::S);
 }
 
-void CacheModel::Impl::fill_l1(unsigned core, Ln ln, LineState st, TagEntry* s1) {
-  const TagEntry victim = l1.insert(s1, TagEntry(ln.id, st));
-  if (!victim.valid()) return;
-  ++stats.events.l1_evictions;
-  // The L2 copy exists (inclusion); a dirty L1 victim writes its state back there.
-  if (victim.state() == LineState::M) {
-    TagEntry* s2 = l2.set(core, ids.line(victim.id()));
-    const int w = l2.find(s2, victim.id());
-    assert(w >= 0);
-    s2[w].set_state(LineState::M);
-  }
+void CacheModel::Impl::fill_l1(LineState st, Ln ln, TagEntry* s1) {
+  // The L2 copy exists (inclusion) and has the victim's state (I4): nothing to write back.
+  if (l1.insert(s1, TagEntry(ln.id, st)).valid()) ++stats.events.l1_evictions;
 }
 
 void CacheModel::Impl::fill_private(unsigned core, Ln ln, const Fetched& filled, TagEntry* s1, TagEntry* s2) {
   sf_add(core, ln, filled.sf_set, filled.sf_way);
   const TagEntry victim = l2.insert(s2, TagEntry(ln.id, filled.st));
   if (victim.valid()) evict_l2_victim(core, victim);
-  fill_l1(core, ln, filled.st, s1);
+  fill_l1(filled.st, ln, s1);
 }
 
 void CacheModel::Impl::evict_l2_victim(unsigned core, TagEntry victim) {
   ++stats.events.l2_evictions;
   const Ln v = ln_of(victim.id());
-  LineState st = victim.state();
-  // Inclusion: the L1 copy goes too, and its state is the up-to-date one.
+  const LineState st = victim.state();  // the L1 copy's too (I4)
+  // Inclusion: the L1 copy goes too.
   TagEntry* s1 = l1.set(core, v.line);
-  if (int w = l1.find(s1, v.id); w >= 0) {
-    st = s1[w].state();
-    l1.erase(s1, w);
-  }
+  if (int w = l1.find(s1, v.id); w >= 0) l1.erase(s1, w);
   const SocketIndex x = socket_index(v.line);
   sf_remove(core, v, x.sf);
   llc_insert(socket_of(core), v, x.llc, st == LineState::M);
@@ -197,10 +187,16 @@ Outcome CacheModel::Impl::access(unsigned core, unsigned socket, Ln ln, uint16_t
   const int w = l1.find(s1, ln.id);
   if (w < 0) return miss_l1(core, socket, ln, home, write, attr, s1);
   Outcome o = Outcome::l1;
-  if (write) {
+  if (write && s1[w].state() != LineState::M) {
     // E -> M is silent; S -> M must invalidate the other copies first.
     if (s1[w].state() == LineState::S) o = upgrade(core, ln, attr);
     s1[w].set_state(LineState::M);
+    // The L2 copy follows (I4). Its set is the walk's next to the one just filled, where an
+    // L1 victim's write-back would look up a set far from the walk.
+    TagEntry* s2 = l2.set(core, ln.line);
+    const int w2 = l2.find(s2, ln.id);
+    assert(w2 >= 0);
+    s2[w2].set_state(LineState::M);
   }
   l1.touch(s1, w);
   return o;
@@ -218,7 +214,7 @@ Outcome CacheModel::Impl::miss_l1(unsigned core, unsigned socket, Ln ln, uint16_
       s2[w].set_state(st);
     }
     l2.touch(s2, w);
-    fill_l1(core, ln, st, s1);
+    fill_l1(st, ln, s1);
     return o;
   }
   const Fetched f = fetch(core, socket, ln, home, write, attr);

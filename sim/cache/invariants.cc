@@ -68,7 +68,7 @@ std::string CacheModel::check_invariants() const {
     const int w = m.l2.find(s2, e.id());
     const std::string where = "core " + std::to_string(core) + " line " + hex(m.ids.line(e.id()));
     if (w < 0) return where + ": in L1 but not in L2 (inclusion)";
-    if (e.state() != s2[w].state() && e.state() != LineState::M) return where + ": L1 and L2 states disagree";
+    if (e.state() != s2[w].state()) return where + ": L1 and L2 states disagree";
   }
   const unsigned per_core_l2 = static_cast<unsigned>(m.l2.size() / m.g.cores());
   for (size_t i = 0; i < m.l2.size(); ++i) {

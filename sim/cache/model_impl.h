@@ -67,30 +67,31 @@ struct CacheModel::Impl {
   uint64_t bit(unsigned core) const { return uint64_t{1} << (core % g.cores_per_socket); }
   unsigned core_at(unsigned socket, unsigned i) const { return socket * g.cores_per_socket + i; }
 
-  // --- per-core private hierarchy (L1 is authoritative for a line it holds) ---
+  // --- per-core private hierarchy (a line's L1 and L2 copies have one state, I4) ---
+  // The steps of a miss are forced inline into miss_l1, so that its path is one frame.
   LineState core_state(unsigned core, Ln ln) const;
   LineState drop_core(unsigned core, Ln ln);  // removes both copies; returns the state
   void share_core(unsigned core, Ln ln);      // demotes both copies to S
   // s1 and s2 are the line's sets in the core's L1 and L2 (sets never move; their ways do).
-  void fill_l1(unsigned core, Ln ln, LineState st, internal::TagEntry* s1);
+  [[gnu::always_inline]] void fill_l1(LineState st, Ln ln, internal::TagEntry* s1);
   // `filled`: fetch's result (the state, and the socket's snoop-filter set and way).
-  void fill_private(unsigned core, Ln ln, const Fetched& filled, internal::TagEntry* s1, internal::TagEntry* s2);
-  void evict_l2_victim(unsigned core, internal::TagEntry victim);
+  [[gnu::always_inline]] void fill_private(unsigned core, Ln ln, const Fetched& filled, internal::TagEntry* s1, internal::TagEntry* s2);
+  [[gnu::always_inline]] void evict_l2_victim(unsigned core, internal::TagEntry victim);
 
   // --- socket-level structures ---
   // `x` is socket_index(ln.line), as in the calls below.
-  void find_holders(unsigned socket, Ln ln, SocketIndex x, Holders& h);  // filled in place: no copy back
-  void llc_insert(unsigned socket, Ln ln, uint32_t llc_index, bool dirty);
+  [[gnu::always_inline]] void find_holders(unsigned socket, Ln ln, SocketIndex x, Holders& h);  // filled in place: no copy back
+  [[gnu::always_inline]] void llc_insert(unsigned socket, Ln ln, uint32_t llc_index, bool dirty);
   // `s` is the line's set in the core's socket and `w` its way there, -1 if none.
-  void sf_add(unsigned core, Ln ln, const SfArray::Set& s, int w);
-  void sf_remove(unsigned core, Ln ln, uint32_t sf_index);
+  [[gnu::always_inline]] void sf_add(unsigned core, Ln ln, const SfArray::Set& s, int w);
+  [[gnu::always_inline]] void sf_remove(unsigned core, Ln ln, uint32_t sf_index);
   void back_invalidate(unsigned socket, const SfArray::Entry& victim);
 
   // --- protocol ---
   // Out of line, so that the L1-hit path in access() keeps a small frame.
   [[gnu::noinline]] Outcome miss_l1(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
                                     const Attribution& attr, internal::TagEntry* s1);
-  Fetched fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr);
+  [[gnu::always_inline]] Fetched fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr);
   Outcome upgrade(unsigned core, Ln ln, const Attribution& attr);
 
   struct Killed {

@@ -153,9 +153,9 @@ TEST_F(CacheModelTest, LinesDemoteFromL1ToL2ToLlc) {
   EXPECT_EQ(m.llc_state(0, 0), LS::I);
 }
 
-TEST_F(CacheModelTest, DirtyL1VictimWritesItsStateBackToL2) {
+TEST_F(CacheModelTest, DirtyL1VictimLeavesItsStateInL2) {
   load(0, 0);   // E in L1 and L2
-  store(0, 0);  // M in L1 only (silent)
+  store(0, 0);  // M in L1 and L2 (silent: no other copy)
   load(0, 4);
   load(0, 8);   // 0 leaves L1
   EXPECT_FALSE(m.in_l1(0, 0));
