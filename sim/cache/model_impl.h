@@ -59,7 +59,8 @@ struct CacheModel::Impl {
 
   Impl(const CacheGeometry& geometry, PerLineContention per_line);
 
-  Outcome access(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr);
+  // The L1-hit path, inline in CacheModel::access; a miss goes on in miss_l1.
+  [[gnu::always_inline]] Outcome access(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr);
   Ln ln_of(uint32_t id) const { return {ids.line(id), id}; }
 
   // Cores are numbered globally: socket * cores_per_socket + core in socket.
