@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""tools/compare-results.py leaves out what docs/output.md marks host-timed, and only that.
+
+A native run that differs only in host-timed metrics (the seed experiments' clear_gbs and
+clear_min_s, irq_off_{site}_avg_ns) compares equal; the same run on the virtual engine, or a
+difference in a count, does not. Exits 1 with the failed case.
+    tests/compare_results_test.py [SOURCE_DIR]
+"""
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def result(engine, metrics):
+    return {"schema": "pagesim/1", "scenario": {"name": "t", "outputs": {}}, "compare": [],
+            "runs": [{"engine": engine, "wall_s": 1.0, "metrics": metrics}]}
+
+
+def equal(tool, a, b):
+    with tempfile.TemporaryDirectory() as d:
+        paths = [os.path.join(d, n) for n in ("a.json", "b.json")]
+        for p, doc in zip(paths, (a, b)):
+            with open(p, "w") as f:
+                json.dump(doc, f)
+        return subprocess.run([sys.executable, tool, *paths], capture_output=True).returncode == 0
+
+
+def main(src):
+    tool = os.path.join(src, "tools", "compare-results.py")
+    base = {"clear_gbs": 8.4, "clear_min_s": 0.62, "irq_off_rmqueue_pcplist_avg_ns": 361.0, "fault_pages_node0": 16128}
+    timed = dict(base, clear_gbs=9.4, clear_min_s=0.57, irq_off_rmqueue_pcplist_avg_ns=420.0)
+    counted = dict(base, fault_pages_node0=16129)
+    cases = [
+        ("native, host-timed metrics differ", equal(tool, result("native", base), result("native", timed)), True),
+        ("virtual, the same metrics differ", equal(tool, result("virtual", base), result("virtual", timed)), False),
+        ("native, a count differs", equal(tool, result("native", base), result("native", counted)), False),
+        ("native, identical", equal(tool, result("native", base), copy.deepcopy(result("native", base))), True),
+    ]
+    failed = [name for name, got, want in cases if got != want]
+    for name in failed:
+        print("compare-results.py got the wrong answer for:", name)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
