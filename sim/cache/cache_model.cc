@@ -191,8 +191,8 @@ Outcome CacheModel::Impl::access(unsigned core, unsigned socket, Ln ln, uint16_t
     // E -> M is silent; S -> M must invalidate the other copies first.
     if (s1[w].state() == LineState::S) o = upgrade(core, ln, attr);
     s1[w].set_state(LineState::M);
-    // The L2 copy follows (I4). Its set is the walk's next to the one just filled, where an
-    // L1 victim's write-back would look up a set far from the walk.
+    // The L2 copy follows (I4): a lookup of the line's own L2 set, near the walk, instead of
+    // the dirty L1 victim's at its eviction, far from it.
     TagEntry* s2 = l2.set(core, ln.line);
     const int w2 = l2.find(s2, ln.id);
     assert(w2 >= 0);
