@@ -95,19 +95,19 @@ void CacheModel::Impl::share_core(unsigned core, Ln ln) {
   if (int w = l2.find(s2, ln.id); w >= 0) s2[w].set_state(LineState::S);
 }
 
-void CacheModel::Impl::fill_l1(LineState st, Ln ln, TagEntry* s1) {
+inline void CacheModel::Impl::fill_l1(LineState st, Ln ln, TagEntry* s1) {
   // The L2 copy exists (inclusion) and has the victim's state (I4): nothing to write back.
   if (l1.insert(s1, TagEntry(ln.id, st)).valid()) ++stats.events.l1_evictions;
 }
 
-void CacheModel::Impl::fill_private(unsigned core, Ln ln, const Fetched& filled, TagEntry* s1, TagEntry* s2) {
+inline void CacheModel::Impl::fill_private(unsigned core, Ln ln, const Fetched& filled, TagEntry* s1, TagEntry* s2) {
   sf_add(core, ln, filled.sf_set, filled.sf_way);
   const TagEntry victim = l2.insert(s2, TagEntry(ln.id, filled.st));
   if (victim.valid()) evict_l2_victim(core, victim);
   fill_l1(filled.st, ln, s1);
 }
 
-void CacheModel::Impl::evict_l2_victim(unsigned core, TagEntry victim) {
+inline void CacheModel::Impl::evict_l2_victim(unsigned core, TagEntry victim) {
   ++stats.events.l2_evictions;
   const Ln v = ln_of(victim.id());
   const LineState st = victim.state();  // the L1 copy's too (I4)
@@ -121,7 +121,7 @@ void CacheModel::Impl::evict_l2_victim(unsigned core, TagEntry victim) {
 
 // ---------------------------------------------------------------- socket structures
 
-void CacheModel::Impl::find_holders(unsigned socket, Ln ln, SocketIndex x, Holders& h) {
+inline void CacheModel::Impl::find_holders(unsigned socket, Ln ln, SocketIndex x, Holders& h) {
   h.sharers = 0;
   h.owner_state = LineState::I;
   const SfArray::Set fs = h.sf_set = sf.set_at(socket, x.sf);
@@ -134,7 +134,7 @@ void CacheModel::Impl::find_holders(unsigned socket, Ln ln, SocketIndex x, Holde
   h.llc_way = llc.find(h.llc_set, ln.id);
 }
 
-void CacheModel::Impl::llc_insert(unsigned socket, Ln ln, uint32_t llc_index, bool dirty) {
+inline void CacheModel::Impl::llc_insert(unsigned socket, Ln ln, uint32_t llc_index, bool dirty) {
   TagEntry* s = llc.set_at(socket, llc_index);
   if (int w = llc.find(s, ln.id); w >= 0) {
     if (dirty) s[w].set_state(LineState::M);
@@ -147,7 +147,7 @@ void CacheModel::Impl::llc_insert(unsigned socket, Ln ln, uint32_t llc_index, bo
   if (victim.state() == LineState::M) ++stats.events.llc_writebacks;
 }
 
-void CacheModel::Impl::sf_add(unsigned core, Ln ln, const SfArray::Set& s, int w) {
+inline void CacheModel::Impl::sf_add(unsigned core, Ln ln, const SfArray::Set& s, int w) {
   assert(w == sf.find(s, ln.id));
   if (w >= 0) {
     SfArray::sharers(s, w) |= bit(core);
@@ -158,7 +158,7 @@ void CacheModel::Impl::sf_add(unsigned core, Ln ln, const SfArray::Set& s, int w
   if (victim.valid()) back_invalidate(socket_of(core), victim);
 }
 
-void CacheModel::Impl::sf_remove(unsigned core, Ln ln, uint32_t sf_index) {
+inline void CacheModel::Impl::sf_remove(unsigned core, Ln ln, uint32_t sf_index) {
   const SfArray::Set s = sf.set_at(socket_of(core), sf_index);
   const int w = sf.find(s, ln.id);
   assert(w >= 0 && (SfArray::sharers(s, w) & bit(core)));
@@ -181,7 +181,7 @@ void CacheModel::Impl::back_invalidate(unsigned socket, const SfArray::Entry& vi
 
 // ---------------------------------------------------------------- protocol
 
-Outcome CacheModel::Impl::access(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
+inline Outcome CacheModel::Impl::access(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
                                  const Attribution& attr) {
   TagEntry* s1 = l1.set(core, ln.line);
   const int w = l1.find(s1, ln.id);
@@ -229,7 +229,7 @@ Outcome CacheModel::Impl::upgrade(unsigned core, Ln ln, const Attribution& attr)
   return k.remote ? Outcome::llc_remote : Outcome::llc_local;
 }
 
-CacheModel::Impl::Fetched CacheModel::Impl::fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
+inline CacheModel::Impl::Fetched CacheModel::Impl::fetch(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write,
                                                   const Attribution& attr) {
   // Look at every socket, own first; the first one with a copy serves the line. If some
   // copy is Modified it is the only one (I1, I2), so "first" never hides a HITM.

@@ -69,7 +69,9 @@ struct CacheModel::Impl {
   unsigned core_at(unsigned socket, unsigned i) const { return socket * g.cores_per_socket + i; }
 
   // --- per-core private hierarchy (a line's L1 and L2 copies have one state, I4) ---
-  // The steps of a miss are forced inline into miss_l1, so that its path is one frame.
+  // The common steps of a miss (fetch, find_holders, the fills, evict_l2_victim, the filter and
+  // LLC updates) are forced inline into miss_l1; the rare ones (upgrades, invalidations,
+  // back-invalidations) stay calls.
   LineState core_state(unsigned core, Ln ln) const;
   LineState drop_core(unsigned core, Ln ln);  // removes both copies; returns the state
   void share_core(unsigned core, Ln ln);      // demotes both copies to S

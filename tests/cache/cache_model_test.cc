@@ -156,6 +156,7 @@ TEST_F(CacheModelTest, LinesDemoteFromL1ToL2ToLlc) {
 TEST_F(CacheModelTest, DirtyL1VictimLeavesItsStateInL2) {
   load(0, 0);   // E in L1 and L2
   store(0, 0);  // M in L1 and L2 (silent: no other copy)
+  EXPECT_EQ(m.check_invariants(), "");  // I4: the L2 copy took the store's state at once
   load(0, 4);
   load(0, 8);   // 0 leaves L1
   EXPECT_FALSE(m.in_l1(0, 0));
