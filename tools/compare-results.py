@@ -32,17 +32,18 @@ def host_timed_metrics():
 
 HOST_METRIC = host_timed_metrics()
 # Host-clock fields outside docs/output.md's metric table: lock wait and hold times and their
-# histograms, the host's CPU count, the vm-scalability compare rows (and some metric names the
-# table marks too).
-HOST_TIMED = re.compile(r"(log2_ns|vm-scalability\.|user_s|elapsed_s|ops_per_s|allocs_per_s|iteration_(median_ns|stddev_pct)"
-                        r"|throughput|median_kib|free_time|sys_s|irq_off_.*_(avg|max)_ns|_stddev_pct|kib_s|wait_ns|hold_ns"
-                        r"|waittime|holdtime|host_cpus)")
+# histograms, the host's CPU count, and the vm-scalability compare rows.
+HOST_TIMED = re.compile(r"(log2_ns|vm-scalability\.|wait_ns|hold_ns|waittime|holdtime|host_cpus)")
+
+
+def host_timed(key):
+    return bool(HOST_TIMED.search(key) or HOST_METRIC.search(key))
 
 
 def walk(a, b, path, host, out):
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b)):
-            if k == "wall_s" or (host and (HOST_TIMED.search(k) or HOST_METRIC.search(k))):
+            if k == "wall_s" or (host and host_timed(k)):
                 continue
             if k not in a or k not in b:
                 out.append(f"{path}.{k}: only in {'new' if k in b else 'base'}")
@@ -71,7 +72,7 @@ def compare(base_file, new_file):
     if len(a["compare"]) != len(b["compare"]):
         out.append(f"compare: {len(a['compare'])} vs {len(b['compare'])} rows")
     for i, (ca, cb) in enumerate(zip(a["compare"], b["compare"])):
-        if not (host and (HOST_TIMED.search(ca["metric"]) or HOST_METRIC.search(ca["metric"]))):
+        if not (host and host_timed(ca["metric"])):
             walk(ca, cb, f"compare[{i}]({ca['metric']})", False, out)
     for doc in (a, b):
         doc["scenario"].pop("outputs", None)

@@ -61,9 +61,10 @@ bool HostHugeBuffer::map_hugetlb() {
     }
   }
   const int size_flag = static_cast<int>(__builtin_ctzll(huge_bytes_)) << MAP_HUGE_SHIFT;
-  if (const uint64_t got = read_count(dir + "free_hugepages") * huge_bytes_; shrink_unit_ && got < bytes_ && got >= shrink_unit_)
+  const uint64_t got = read_count(dir + "free_hugepages") * huge_bytes_;
+  if (shrink_unit_ && got < bytes_ && got >= shrink_unit_)
     bytes_ = got / shrink_unit_ * shrink_unit_, need = bytes_ / huge_bytes_;  // as many as the kernel gave
-  if (read_count(dir + "free_hugepages") >= need) {
+  if (got >= bytes_) {
     map_ = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | size_flag, -1, 0);
     if (map_ != MAP_FAILED) {
       mapped_ = bytes_;
