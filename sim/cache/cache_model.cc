@@ -65,12 +65,11 @@ CacheModel::Impl::Impl(const CacheGeometry& geometry, PerLineContention per_line
 
 // ---------------------------------------------------------------- private hierarchy
 
+// L2 alone answers: it holds every line of L1 (I3), in the same state (I4).
 LineState CacheModel::Impl::core_state(unsigned core, Ln ln) const {
-  const TagEntry* s1 = l1.set(core, ln.line);
-  if (int w = l1.find(s1, ln.id); w >= 0) return s1[w].state();
   const TagEntry* s2 = l2.set(core, ln.line);
-  if (int w = l2.find(s2, ln.id); w >= 0) return s2[w].state();
-  return LineState::I;
+  const int w = l2.find(s2, ln.id);
+  return w >= 0 ? s2[w].state() : LineState::I;
 }
 
 LineState CacheModel::Impl::drop_core(unsigned core, Ln ln) {

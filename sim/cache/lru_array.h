@@ -23,16 +23,20 @@ namespace pagesim::cache::internal {
 
 // Maps a line to its set: plain bit selection (line mod sets), or, when `hashed`, the line
 // XOR-folded by the index width first, so that power-of-two strides spread over the sets.
-// Every lookup computes one, so neither choice is a branch: an unhashed index folds by 0 bits
-// twice (x ^ x ^ x == x), and a power-of-two count divides by masking.
+// Every lookup computes one (several per miss), so the private caches' case, unhashed with a
+// power-of-two count, is a mask alone; the others fold (by 0 bits if unhashed: x ^ x ^ x ==
+// x) and divide by masking if they can. Each call site serves one array, so the branches are
+// predicted.
 class SetIndex {
  public:
   SetIndex(uint32_t sets, bool hashed)
-      : mask_(sets - 1), sets_(sets), pow2_(std::has_single_bit(sets)),
+      : mask_(sets - 1), sets_(sets), pow2_(std::has_single_bit(sets)), plain_(pow2_ && !hashed),
         fold1_(hashed ? width(sets) : 0), fold2_(hashed ? std::min(63u, 2 * width(sets)) : 0) {}
 
   uint32_t operator()(uint64_t line) const {
-    const uint64_t x = line ^ (line >> fold1_) ^ (line >> fold2_);
+    if (plain_) [[likely]]
+      return static_cast<uint32_t>(line & mask_);
+    const uint64_t x = line ^ (line >> fold1_) ^ (line >> fold2_);  // unhashed: fold by 0, x == line
     return static_cast<uint32_t>(pow2_ ? x & mask_ : x % sets_);
   }
 
@@ -41,6 +45,7 @@ class SetIndex {
 
   uint64_t mask_, sets_;
   bool pow2_;
+  bool plain_;  // unhashed and a power of two: the private caches' case
   unsigned fold1_, fold2_;  // < 64: the index is at most 32 bits wide
 };
 
@@ -166,9 +171,8 @@ class LruArray {
 
   // Removes way w, keeping the order of the others.
   [[gnu::always_inline]] void erase(Entry* s, int w) {
-    unsigned i = static_cast<unsigned>(w);
-    for (; i + 1 < ways_ && s[i + 1].valid(); ++i) s[i] = s[i + 1];
-    s[i] = Entry{};
+    shift_down_one(s + w, ways_ - 1 - static_cast<unsigned>(w));
+    s[ways_ - 1] = Entry{};
   }
 
   void clear() {

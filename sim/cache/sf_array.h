@@ -93,16 +93,15 @@ class SfArray {
     return victim;
   }
 
-  // Removes way w, keeping the order of the others; its slot moves to the tail.
+  // Removes way w, keeping the order of the others; its slot moves to the last way. The slots
+  // of empty ways are a free list in any order: their masks are all zero.
   [[gnu::always_inline]] void erase(const Set& s, int w) const {
-    unsigned i = static_cast<unsigned>(w);
-    const uint8_t slot = s.slots[i];
-    for (; i + 1 < ways_ && s.keys[i + 1]; ++i) {
-      s.keys[i] = s.keys[i + 1];
-      s.slots[i] = s.slots[i + 1];
-    }
-    s.keys[i] = 0;
-    s.slots[i] = slot;
+    const unsigned n = ways_ - 1 - static_cast<unsigned>(w);
+    const uint8_t slot = s.slots[w];
+    shift_down_one(s.keys + w, n);
+    shift_down_one(s.slots + w, n);
+    s.keys[ways_ - 1] = 0;
+    s.slots[ways_ - 1] = slot;
     s.masks[slot] = 0;
   }
 

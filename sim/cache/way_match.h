@@ -1,5 +1,5 @@
-// match_ways: which ways of a set hold a key, sixteen per step; shift_up_one: the LRU move,
-// sixteen bytes at a time. Internal.
+// match_ways: which ways of a set hold a key, sixteen per step; shift_up_one and
+// shift_down_one: the LRU moves, sixteen bytes at a time. Internal.
 //
 // A set lookup used to compare way by way, with a branch per way whose outcome depends on the
 // data: on a miss path that looks at a dozen sets, that was most of the model's instructions
@@ -36,6 +36,11 @@ namespace pagesim::cache::internal {
   };
   // Sets of up to 16 ways (every level of the shipped machines but L2): one step, no loop.
   if (n <= 16) return eq16(ways) & ((uint32_t{1} << n) - 1);
+  // Up to 20 (the robot's L2): one step and one more compare, not a second step of four.
+  if (n <= 20) {
+    const auto last4 = static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(eq4(ways + 16))));
+    return (eq16(ways) | last4 << 16) & ((uint32_t{1} << n) - 1);
+  }
   for (unsigned w = 0; w < n; w += 16) hits |= uint64_t{eq16(ways + w)} << w;
   return n < 64 ? hits & ((uint64_t{1} << n) - 1) : hits;
 #else
@@ -82,6 +87,31 @@ template <class T>
     }
   }
   for (; i > 0; --i) s[i] = s[i - 1];
+}
+
+// Moves s[1, n + 1) to s[0, n), as an LRU set does to close the gap an erased way leaves: 16
+// bytes at a time from the bottom (each block is read before the block above it is
+// overwritten), then 8, then one entry at a time. No test per entry: the empty entries at a
+// set's tail move like the others.
+template <class T>
+[[gnu::always_inline]] inline void shift_down_one(T* s, unsigned n) {
+  static_assert(std::is_trivially_copyable_v<T> && 16 % sizeof(T) == 0);
+  constexpr unsigned k16 = 16 / sizeof(T), k8 = 8 / sizeof(T);
+  unsigned i = 0;
+#if defined(__SSE2__)
+  for (; i + k16 <= n; i += k16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(s + i), v);
+  }
+#endif
+  if constexpr (k8 > 1) {
+    for (; i + k8 <= n; i += k8) {
+      uint64_t v;
+      std::memcpy(&v, static_cast<const void*>(s + i + 1), 8);
+      std::memcpy(static_cast<void*>(s + i), &v, 8);
+    }
+  }
+  for (; i < n; ++i) s[i] = s[i + 1];
 }
 
 }  // namespace pagesim::cache::internal

@@ -93,7 +93,7 @@ class CacheModel {
   CacheStats take_stats();
 
   // Introspection, for tests and debugging. O(ways) each.
-  LineState private_state(unsigned cpu, uint64_t line) const;  // the core's, L1 first
+  LineState private_state(unsigned cpu, uint64_t line) const;  // the core's (L1 and L2 agree)
   bool in_l1(unsigned cpu, uint64_t line) const;
   bool in_l2(unsigned cpu, uint64_t line) const;
   LineState llc_state(unsigned socket, uint64_t line) const;
