@@ -1,11 +1,13 @@
-// The cache model's storage helpers (sim/cache, internal): the SIMD way matcher, the snoop
-// filter's slot-indirect masks, and the line renumbering.
+// The cache model's storage helpers (sim/cache, internal): the SIMD way matcher and LRU moves,
+// an LRU set's erase, the snoop filter's slot-indirect masks, and the line renumbering.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
+#include "entries.h"
 #include "line_ids.h"
+#include "lru_array.h"
 #include "pagesim/error.h"
 #include "sf_array.h"
 #include "way_match.h"
@@ -39,19 +41,35 @@ TEST(MatchWays, AgreesWithAWayByWayScanForEveryWidth) {
 }
 
 template <class T>
-void expect_shift_matches_a_loop() {
+void expect_shifts_match_a_loop() {
   for (unsigned n = 0; n <= 40; ++n) {
     std::vector<T> fast(48), slow(48);
     for (unsigned i = 0; i < fast.size(); ++i) fast[i] = slow[i] = static_cast<T>(i * 37 + 1);
     shift_up_one(fast.data(), n);
     for (unsigned i = n; i > 0; --i) slow[i] = slow[i - 1];
-    EXPECT_EQ(fast, slow) << "n " << n << " item " << sizeof(T) << " bytes";
+    EXPECT_EQ(fast, slow) << "up, n " << n << " item " << sizeof(T) << " bytes";
+    shift_down_one(fast.data(), n);
+    for (unsigned i = 0; i < n; ++i) slow[i] = slow[i + 1];
+    EXPECT_EQ(fast, slow) << "down, n " << n << " item " << sizeof(T) << " bytes";
   }
 }
 
-TEST(ShiftUpOne, MovesExactlyTheFirstNItemsForEveryWidth) {
-  expect_shift_matches_a_loop<uint32_t>();  // tags and snoop-filter keys
-  expect_shift_matches_a_loop<uint8_t>();   // snoop-filter slots
+TEST(ShiftOne, MovesExactlyNItemsEitherWayForEveryWidth) {
+  expect_shifts_match_a_loop<uint32_t>();  // tags and snoop-filter keys
+  expect_shifts_match_a_loop<uint8_t>();   // snoop-filter slots
+}
+
+TEST(LruArray, EraseKeepsTheOrderAndEmptiesTheTail) {
+  LruArray<TagEntry> a(1, CacheLevel{1, 20}, false);
+  TagEntry* s = a.set(0, 0);
+  for (uint32_t id = 1; id <= 7; ++id) EXPECT_FALSE(a.insert(s, TagEntry(id, LineState::S)).valid());
+  // MRU first: 7 6 5 4 3 2 1. Erase 5, then the LRU line 1, then the MRU line 7.
+  for (uint32_t id : {5u, 1u, 7u}) a.erase(s, a.find(s, id));
+  const uint32_t left[] = {6, 4, 3, 2};
+  for (unsigned w = 0; w < 20; ++w) {
+    EXPECT_EQ(s[w].valid(), w < 4) << "way " << w;
+    if (w < 4) EXPECT_EQ(s[w].id(), left[w]) << "way " << w;
+  }
 }
 
 TEST(SfArray, MasksFollowTheirLinesThroughLruMoves) {
