@@ -90,9 +90,9 @@ template <class T>
 }
 
 // Moves s[1, n + 1) to s[0, n), as an LRU set does to close the gap an erased way leaves: 16
-// bytes at a time from the bottom (each block is read before the block above it is
-// overwritten), then 8, then one entry at a time. No test per entry: the empty entries at a
-// set's tail move like the others.
+// bytes at a time from the bottom (a store covers only entries already read), then 8, then
+// one entry at a time. No test per entry: the empty entries at a set's tail move like the
+// others.
 template <class T>
 [[gnu::always_inline]] inline void shift_down_one(T* s, unsigned n) {
   static_assert(std::is_trivially_copyable_v<T> && 16 % sizeof(T) == 0);
