@@ -36,12 +36,14 @@ namespace pagesim::cache::internal {
   };
   // Sets of up to 16 ways (every level of the shipped machines but L2): one step, no loop.
   if (n <= 16) return eq16(ways) & ((uint32_t{1} << n) - 1);
-  // Up to 20 (the robot's L2): one step and one more compare, not a second step of four.
-  if (n <= 20) {
-    const auto last4 = static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(eq4(ways + 16))));
-    return (eq16(ways) | last4 << 16) & ((uint32_t{1} << n) - 1);
+  unsigned w = 0;
+  for (; w + 16 <= n; w += 16) hits |= uint64_t{eq16(ways + w)} << w;
+  // A rest of up to four ways (the robot's 20-way L2) is one compare, not a step of four.
+  if (w < n) {
+    const uint32_t rest = n - w <= 4 ? static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(eq4(ways + w))))
+                                     : eq16(ways + w);
+    hits |= uint64_t{rest} << w;
   }
-  for (unsigned w = 0; w < n; w += 16) hits |= uint64_t{eq16(ways + w)} << w;
   return n < 64 ? hits & ((uint64_t{1} << n) - 1) : hits;
 #else
   for (unsigned w = 0; w < n; ++w) hits |= uint64_t{(ways[w] & mask) == key} << w;
