@@ -20,10 +20,10 @@ using internal::TagEntry;
 
 namespace {
 
-// Impl::socket_sets: per set index, per socket, the LLC set, then the snoop-filter set from the
-// next host line. A lookup of a line no cache holds reads the LLC tags and the snoop-filter
-// keys, so it touches two whole host lines, both prefetchable; the sharer masks follow the
-// keys and are read only when the line is found.
+// Impl::socket_sets: per set index, per socket, the LLC set, then the snoop-filter set (keys,
+// then sharer bytes) from the next host line. A lookup of a line no cache holds reads the LLC
+// tags and the snoop-filter keys, so it touches two whole host lines, both prefetchable; with
+// up to 12 filter ways (the robot's box), a fill and an eviction touch no other.
 size_t round_to_lines(size_t bytes) { return (bytes + kLineBytes - 1) / kLineBytes * kLineBytes; }
 size_t sf_offset_in_chunk(const CacheGeometry& g) { return round_to_lines(internal::LruArray<TagEntry>::set_bytes(g.llc)); }
 size_t socket_chunk(const CacheGeometry& g) {
@@ -149,11 +149,11 @@ inline void CacheModel::Impl::llc_insert(unsigned socket, Ln ln, uint32_t llc_in
 inline void CacheModel::Impl::sf_add(unsigned core, Ln ln, const SfArray::Set& s, int w) {
   assert(w == sf.find(s, ln.id));
   if (w >= 0) {
-    SfArray::sharers(s, w) |= bit(core);
+    sf.set_sharers(s, w, SfArray::sharers(s, w) | bit(core));
     sf.touch(s, w);
     return;
   }
-  const SfArray::Entry victim = sf.insert(s, ln.id, bit(core));
+  const SfArray::Entry victim = sf.insert(s, ln.id, core % g.cores_per_socket);
   if (victim.valid()) back_invalidate(socket_of(core), victim);
 }
 
@@ -162,9 +162,10 @@ inline void CacheModel::Impl::sf_remove(unsigned core, Ln ln, uint32_t sf_index)
   const int w = sf.find(s, ln.id);
   assert(w >= 0 && (SfArray::sharers(s, w) & bit(core)));
   if (w < 0) return;
-  uint64_t& sharers = SfArray::sharers(s, w);
-  sharers &= ~bit(core);
-  if (!sharers) sf.erase(s, w);
+  if (const uint64_t left = SfArray::sharers(s, w) & ~bit(core))
+    sf.set_sharers(s, w, left);
+  else
+    sf.erase(s, w);
 }
 
 void CacheModel::Impl::back_invalidate(unsigned socket, const SfArray::Entry& victim) {
@@ -300,13 +301,15 @@ void CacheModel::Impl::invalidate_in_socket(unsigned keep, unsigned s, Ln ln, co
                                             TagEntry* ls, int lw, Killed& k) {
   const bool own = keep != kNoCore && socket_of(keep) == s;
   if (sw >= 0) {
-    uint64_t& sharers = SfArray::sharers(fs, sw);
+    const uint64_t sharers = SfArray::sharers(fs, sw);
     const uint64_t victims = sharers & ~(own ? bit(keep) : 0);
     for (uint64_t m = victims; m; m &= m - 1) drop_core(core_at(s, std::countr_zero(m)), ln);
     k.cores += std::popcount(victims);
     k.remote |= victims && !own;
-    sharers &= ~victims;
-    if (!sharers) sf.erase(fs, sw);
+    if (const uint64_t left = sharers & ~victims)
+      sf.set_sharers(fs, sw, left);
+    else
+      sf.erase(fs, sw);
   }
   if (lw >= 0) {
     llc.erase(ls, lw);
@@ -362,7 +365,8 @@ void CacheModel::prefetch_sets(unsigned cpu, uint64_t line) const {
     // One index computation: every socket's sets are in one block (Impl::socket_sets). A
     // lookup reads the LLC set and the snoop filter's keys, the first host line of its set.
     const char* block = reinterpret_cast<const char*>(m.llc.set(0, line));
-    // The core's own socket also gets its masks: a fill writes the new entry's mask there.
+    // The core's own socket gets its whole chunk: a fill writes the new entry's sharer byte,
+    // beyond the keys' host line if the filter has more than 12 ways.
     const unsigned own = m.cpu_socket[cpu];
     for (unsigned s = 0; s < m.g.sockets; ++s)
       internal::prefetch_span(block + s * m.socket_stride, s == own ? m.socket_stride : m.sf_offset + kLineBytes);
@@ -381,8 +385,7 @@ void CacheModel::prefetch_victim(unsigned cpu, uint64_t line) const {
   // filter (sf_remove) and LLC (llc_insert), whose sets share one block.
   const TagEntry victim = m.l2.victim_of(m.l2.set(m.cpu_core[cpu], line));
   if (!victim.valid()) return;
-  // The whole socket chunk: the LLC set, the keys, and the masks after them (the victim's
-  // slot is not known here).
+  // The whole socket chunk: the LLC set, the filter's keys and their sharer bytes.
   internal::prefetch_span(m.llc.set(m.cpu_socket[cpu], m.ids.line(victim.id())), m.socket_stride);
 }
 

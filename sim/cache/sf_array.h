@@ -1,15 +1,20 @@
-// The snoop filters' storage: per set, the line keys in exact-LRU order, then the keys'
-// sharer masks. Internal to pagesim_cache.
+// The snoop filters' storage: per set, the line keys in exact-LRU order and one sharer byte per
+// key, in one host line; the masks of lines with several sharers live apart. Internal to
+// pagesim_cache.
 //
-// A lookup reads only the keys: a 12-way set is 12 x 4-byte keys plus 12 one-byte slot
-// numbers, one 64-byte host line, followed by the set's 12 masks. The 8-byte sharer masks stay
-// where they are when the keys move (each key carries the slot of its mask), so an LRU update
-// shifts 60 bytes and writes one mask. Same policy as LruArray: MRU first, invalid keys at
-// the tail, an insert drops the last key.
+// A 12-way set is 12 x 4-byte keys and 12 sharer bytes: 60 bytes, one 64-byte host line. A
+// line held by one core, nearly every line of a struct-page walk, has that core's number as
+// its byte, so a lookup, an LRU move and a fill touch that host line alone. A line held by two
+// or more cores has a byte naming one of its set's mask slots, in an array of its own that
+// only such lines touch (a lock word, a list head, a shared counter). Same policy as LruArray:
+// MRU first, invalid keys at the tail, an insert drops the last key.
 #pragma once
 
+#include <bit>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "lru_array.h"
 #include "pagesim/cache/geometry.h"
@@ -20,11 +25,14 @@ namespace pagesim::cache::internal {
 
 class SfArray {
  public:
-  // One set: ways keys (the line's id; 0 is empty), then ways slot numbers, then the set's masks.
+  // One set: ways keys (the line's id; 0 is empty), then ways sharer bytes; and the set's
+  // mask slots, apart. A sharer byte below kMaxCoresPerSocket is the one core holding the
+  // line; kMaxCoresPerSocket + k names mask slot k, whose mask has two bits or more. A free
+  // slot's mask is 0.
   struct Set {
     uint32_t* keys;
-    uint8_t* slots;
-    uint64_t* masks;  // indexed by slot
+    uint8_t* who;
+    uint64_t* masks;  // ways slots
   };
   // An entry as a value: the victim of an insert, or an entry read for the invariants.
   struct Entry {
@@ -34,17 +42,17 @@ class SfArray {
     uint32_t id() const { return line_id; }
   };
 
-  // Bytes of one set: keys and slots rounded up to whole host lines, then the masks.
-  static size_t set_bytes(const CacheLevel& level) {
-    return keys_bytes(level.ways) + size_t{level.ways} * sizeof(uint64_t);
-  }
+  // Bytes of one set's keys and sharer bytes, rounded up to whole host lines.
+  static size_t set_bytes(const CacheLevel& level) { return (size_t{level.ways} * 5 + 63) / 64 * 64; }
 
-  // Precondition: level.ways <= 255 (CacheGeometry::validate checks it). Memory as
-  // SetStorage: its own, or placed at `at`.
+  // Precondition: level.ways <= kMaxSnoopFilterWays (CacheGeometry::validate checks it). The
+  // keys and sharer bytes in memory as SetStorage's, their own or placed at `at`; the mask
+  // slots in a region of their own, mapped lazily, as few sets ever use theirs.
   SfArray(unsigned instances, const CacheLevel& level, bool hashed, SetPlacement at = {})
-      : sets_(instances, level, hashed, set_bytes(level), at), ways_(level.ways) {
-    for (size_t s = 0; s < sets_.sets(); ++s) reset_slots(raw(s));
-  }
+      : sets_(instances, level, hashed, set_bytes(level), at),
+        masks_(sets_.sets() * level.ways * sizeof(uint64_t), "cache model", true),
+        ways_(level.ways),
+        sets_per_instance_(level.sets) {}
   SfArray(const SfArray&) = delete;
   SfArray& operator=(const SfArray&) = delete;
 
@@ -55,13 +63,19 @@ class SfArray {
   Entry at(size_t i) const {
     const Set s = raw(i / ways_);
     const unsigned w = static_cast<unsigned>(i % ways_);
-    return s.keys[w] ? Entry{s.keys[w], s.masks[s.slots[w]]} : Entry{};
+    return s.keys[w] ? Entry{s.keys[w], sharers(s, static_cast<int>(w))} : Entry{};
   }
+  // Why flat set s's sharer bytes and mask slots disagree, or empty if they agree: each slot
+  // is named by at most one valid way, every named slot has two bits or more, and every other
+  // slot is 0.
+  std::string check_set(size_t s) const;
 
-  Set set(unsigned instance, uint64_t line) const { return make(sets_.set(instance, line)); }
+  Set set(unsigned instance, uint64_t line) const { return set_at(instance, sets_.index(line)); }
   // The same in two steps, for a caller that looks at several instances.
   uint32_t index(uint64_t line) const { return sets_.index(line); }
-  Set set_at(unsigned instance, uint32_t index) const { return make(sets_.at(instance, index)); }
+  Set set_at(unsigned instance, uint32_t index) const {
+    return make(sets_.at(instance, index), size_t{instance} * sets_per_instance_ + index);
+  }
   // Whether flat entry i's set is the one `line` indexes to.
   bool in_set(size_t i, uint64_t line) const {
     return set(instance_of(i), line).keys == raw(i / ways_).keys;
@@ -69,69 +83,108 @@ class SfArray {
 
   [[gnu::always_inline]] int find(const Set& s, uint32_t id) const { return first_way(s.keys, ways_, id, ~uint32_t{0}); }
 
-  static uint64_t& sharers(const Set& s, int w) { return s.masks[s.slots[w]]; }
+  // The cores holding way w's line.
+  [[gnu::always_inline]] static uint64_t sharers(const Set& s, int w) {
+    const uint8_t b = s.who[w];
+    if (b < kMaxCoresPerSocket) [[likely]]
+      return uint64_t{1} << b;
+    return s.masks[b - kMaxCoresPerSocket];
+  }
+  // Sets way w's sharers to m (not 0: an entry without sharers is erased instead). A line
+  // that gains a second sharer takes a free mask slot; one that is down to one frees it.
+  void set_sharers(const Set& s, int w, uint64_t m) const {
+    assert(m != 0);
+    uint8_t& b = s.who[w];
+    if (std::has_single_bit(m)) {
+      release(s, b);
+      b = static_cast<uint8_t>(std::countr_zero(m));
+      return;
+    }
+    if (b < kMaxCoresPerSocket) b = static_cast<uint8_t>(kMaxCoresPerSocket + free_slot(s));
+    s.masks[b - kMaxCoresPerSocket] = m;
+  }
 
   // Makes way w the most recently used.
   [[gnu::always_inline]] void touch(const Set& s, int w) const {
     const uint32_t k = s.keys[w];
-    const uint8_t slot = s.slots[w];
+    const uint8_t b = s.who[w];
     shift_down(s, static_cast<unsigned>(w));
     s.keys[0] = k;
-    s.slots[0] = slot;
+    s.who[0] = b;
   }
 
-  // Inserts line `id` with `sharers` as the most recently used; returns the entry pushed out
-  // (invalid if the set had room). The line must not be in the set.
-  [[gnu::always_inline]] Entry insert(const Set& s, uint32_t id, uint64_t sharers) const {
+  // Inserts line `id` held by the one core `core` as the most recently used; returns the entry
+  // pushed out (invalid if the set had room). The line must not be in the set.
+  [[gnu::always_inline]] Entry insert(const Set& s, uint32_t id, unsigned core) const {
+    assert(core < kMaxCoresPerSocket);
     const unsigned last = way_to_give_up(s.keys, ways_);
-    const uint8_t slot = s.slots[last];
-    const Entry victim = s.keys[last] ? Entry{s.keys[last], s.masks[slot]} : Entry{};
+    Entry victim{};
+    if (s.keys[last]) {
+      victim = {s.keys[last], sharers(s, static_cast<int>(last))};
+      release(s, s.who[last]);
+    }
     shift_down(s, last);
     s.keys[0] = id;
-    s.slots[0] = slot;
-    s.masks[slot] = sharers;
+    s.who[0] = static_cast<uint8_t>(core);
     return victim;
   }
 
-  // Removes way w, keeping the order of the others; its slot moves to the last way. The slots
-  // of empty ways are a free list in any order: their masks are all zero.
+  // Removes way w, keeping the order of the others, and frees its mask slot if it has one.
   [[gnu::always_inline]] void erase(const Set& s, int w) const {
     const unsigned n = ways_ - 1 - static_cast<unsigned>(w);
-    const uint8_t slot = s.slots[w];
+    release(s, s.who[w]);
     shift_down_one(s.keys + w, n);
-    shift_down_one(s.slots + w, n);
+    shift_down_one(s.who + w, n);
     s.keys[ways_ - 1] = 0;
-    s.slots[ways_ - 1] = slot;
-    s.masks[slot] = 0;
+    s.who[ways_ - 1] = 0;
   }
 
   void clear() {
     for (size_t s = 0; s < sets_.sets(); ++s) {
       const Set set = raw(s);
+      for (unsigned w = 0; w < ways_; ++w) release(set, set.who[w]);  // no page of unused slots
       std::memset(set.keys, 0, ways_ * sizeof(uint32_t));
-      std::memset(set.masks, 0, ways_ * sizeof(uint64_t));
-      reset_slots(set);
+      std::memset(set.who, 0, ways_);
     }
   }
 
  private:
-  static size_t keys_bytes(unsigned ways) { return (size_t{ways} * 5 + 63) / 64 * 64; }
-  Set make(char* base) const {
+  Set make(char* base, size_t flat_set) const {
     return {reinterpret_cast<uint32_t*>(base), reinterpret_cast<uint8_t*>(base + ways_ * sizeof(uint32_t)),
-            reinterpret_cast<uint64_t*>(base + keys_bytes(ways_))};
+            reinterpret_cast<uint64_t*>(masks_.data()) + flat_set * ways_};
   }
-  Set raw(size_t s) const { return make(sets_.flat(s)); }
-  void reset_slots(const Set& s) const {
-    for (unsigned w = 0; w < ways_; ++w) s.slots[w] = static_cast<uint8_t>(w);
+  Set raw(size_t s) const { return make(sets_.flat(s), s); }
+  // Frees the mask slot sharer byte b names, if it names one.
+  [[gnu::always_inline]] static void release(const Set& s, uint8_t b) {
+    if (b >= kMaxCoresPerSocket) [[unlikely]]
+      s.masks[b - kMaxCoresPerSocket] = 0;
+  }
+  // A slot no way names, found from the sharer bytes alone: the masks' host line is only
+  // written, and a store miss does not stall. One exists: only ways with two sharers or more
+  // hold a slot, and the way asking for one does not. Empty ways have a byte below
+  // kMaxCoresPerSocket (erase and clear write 0).
+  unsigned free_slot(const Set& s) const {
+    uint64_t named[(kMaxSnoopFilterWays + 63) / 64] = {};
+    for (unsigned w = 0; w < ways_; ++w)
+      if (const unsigned b = s.who[w]; b >= kMaxCoresPerSocket) {
+        const unsigned k = b - kMaxCoresPerSocket;
+        named[k / 64] |= uint64_t{1} << (k % 64);
+      }
+    unsigned k = 0;
+    while (named[k / 64] >> (k % 64) & 1) ++k;
+    assert(k < ways_ && s.masks[k] == 0);
+    return k;
   }
   // Ways [0, n) move to [1, n].
   [[gnu::always_inline]] void shift_down(const Set& s, unsigned n) const {
     shift_up_one(s.keys, n);
-    shift_up_one(s.slots, n);
+    shift_up_one(s.who, n);
   }
 
   SetStorage sets_;
+  HugeRegion masks_;  // sets x ways mask slots, flat set after flat set
   uint32_t ways_;
+  uint32_t sets_per_instance_;
 };
 
 }  // namespace pagesim::cache::internal

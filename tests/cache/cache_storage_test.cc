@@ -72,24 +72,48 @@ TEST(LruArray, EraseKeepsTheOrderAndEmptiesTheTail) {
   }
 }
 
-TEST(SfArray, MasksFollowTheirLinesThroughLruMoves) {
+TEST(SfArray, SharersFollowTheirLinesThroughLruMoves) {
   SfArray a(1, CacheLevel{1, 4}, false);
   const SfArray::Set s = a.set(0, 0);
-  for (uint32_t id = 1; id <= 4; ++id) EXPECT_FALSE(a.insert(s, id, uint64_t{1} << id).valid());
-  // MRU first: 4 3 2 1. Touch 2, erase 3: 2 4 1.
+  for (uint32_t id = 1; id <= 4; ++id) EXPECT_FALSE(a.insert(s, id, id).valid());
+  // Line 3 gains sharers 0 and 5, then loses 3: a mask slot, kept while it has two.
+  a.set_sharers(s, a.find(s, 3), 0b101001);
+  a.set_sharers(s, a.find(s, 3), 0b100001);
+  // MRU first: 4 3 2 1. Touch 2, erase 3: 2 4 1, and 3's slot is free again.
   a.touch(s, a.find(s, 2));
+  EXPECT_EQ(SfArray::sharers(s, a.find(s, 3)), 0b100001u);
   a.erase(s, a.find(s, 3));
   EXPECT_EQ(a.find(s, 2), 0);
   EXPECT_EQ(a.find(s, 4), 1);
   EXPECT_EQ(a.find(s, 1), 2);
   EXPECT_EQ(a.find(s, 3), -1);
+  EXPECT_EQ(a.check_set(0), "");
   for (uint32_t id : {1u, 2u, 4u}) EXPECT_EQ(SfArray::sharers(s, a.find(s, id)), uint64_t{1} << id) << id;
-  // The freed way takes 5; then 6 pushes out the LRU line, 1, with its own mask.
-  EXPECT_FALSE(a.insert(s, 5, 1 << 5).valid());
-  const SfArray::Entry victim = a.insert(s, 6, 1 << 6);
+  // The freed way takes 5; line 1 gets a second sharer; then 6 pushes out the LRU line, 1,
+  // with its mask, and frees the slot.
+  EXPECT_FALSE(a.insert(s, 5, 5).valid());
+  a.set_sharers(s, a.find(s, 1), (uint64_t{1} << 63) | 0b10);
+  const SfArray::Entry victim = a.insert(s, 6, 6);
   EXPECT_EQ(victim.id(), 1u);
-  EXPECT_EQ(victim.sharers, 1u << 1);
+  EXPECT_EQ(victim.sharers, (uint64_t{1} << 63) | 0b10);
+  EXPECT_EQ(a.check_set(0), "");
   for (uint32_t id : {2u, 4u, 5u, 6u}) EXPECT_EQ(SfArray::sharers(s, a.find(s, id)), uint64_t{1} << id) << id;
+}
+
+TEST(SfArray, EveryWayCanHoldASharedLineAtOnce) {
+  SfArray a(1, CacheLevel{1, 12}, false);
+  const SfArray::Set s = a.set(0, 0);
+  for (uint32_t id = 1; id <= 12; ++id) {
+    a.insert(s, id, 0);
+    a.set_sharers(s, 0, uint64_t{id} << 1 | 1);  // core 0 and the bits of id
+  }
+  EXPECT_EQ(a.check_set(0), "");
+  for (uint32_t id = 1; id <= 12; ++id) EXPECT_EQ(SfArray::sharers(s, a.find(s, id)), uint64_t{id} << 1 | 1) << id;
+  // Back to one sharer each: every slot is free again, and a corrupted one is reported.
+  for (uint32_t id = 1; id <= 12; ++id) a.set_sharers(s, a.find(s, id), uint64_t{1} << 40);
+  EXPECT_EQ(a.check_set(0), "");
+  s.masks[3] = 1;
+  EXPECT_EQ(a.check_set(0), "slot 3 is named by no way but not free");
 }
 
 TEST(LineIds, RenumbersFifteenRegionsAndRefusesASixteenth) {
