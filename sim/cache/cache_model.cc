@@ -21,47 +21,41 @@ using internal::TagEntry;
 namespace {
 
 // Impl::socket_sets: per set index, per socket, the LLC set, then the snoop-filter set (keys,
-// then sharer bytes). With four-byte keys the filter's set starts on the next host line: a
-// lookup of a line no cache holds reads two whole host lines, both prefetchable. With
-// two-byte keys (SocketKeys) and up to 12 ways, the robot's box, both sets are one host line.
-// Either way a fill and an eviction of a line one core holds touch no other.
+// then sharer bytes) from the next host line. A lookup of a line no cache holds reads the LLC
+// tags and the snoop-filter keys, so it touches two whole host lines, both prefetchable; with
+// up to 12 filter ways (the robot's box), a fill and an eviction touch no other.
 size_t round_to_lines(size_t bytes) { return (bytes + kLineBytes - 1) / kLineBytes * kLineBytes; }
-size_t sf_offset_in_chunk(const CacheGeometry& g, const internal::SocketKeys& k) {
-  const size_t llc = internal::LlcArray::set_bytes(g.llc, k.two_bytes());
-  return k.two_bytes() ? llc : round_to_lines(llc);
-}
-size_t socket_chunk(const CacheGeometry& g, const internal::SocketKeys& k) {
-  return round_to_lines(sf_offset_in_chunk(g, k) + internal::SfArray::set_bytes(g.snoop_filter, k.two_bytes()));
+size_t sf_offset_in_chunk(const CacheGeometry& g) { return round_to_lines(internal::LruArray<TagEntry>::set_bytes(g.llc)); }
+size_t socket_chunk(const CacheGeometry& g) {
+  return round_to_lines(sf_offset_in_chunk(g) + internal::SfArray::set_bytes(g.snoop_filter));
 }
 bool shares_socket_sets(const CacheGeometry& g) { return g.llc.sets == g.snoop_filter.sets; }
 
-HugeRegion socket_sets_region(const CacheGeometry& g, const internal::SocketKeys& k) {
+HugeRegion socket_sets_region(const CacheGeometry& g) {
   if (!shares_socket_sets(g)) return {};
-  return HugeRegion(socket_chunk(g, k) * g.sockets * g.llc.sets, "cache model");
+  return HugeRegion(socket_chunk(g) * g.sockets * g.llc.sets, "cache model");
 }
 
-internal::SetPlacement socket_placement(const CacheGeometry& g, const internal::SocketKeys& k, const HugeRegion& r,
-                                        size_t offset) {
+internal::SetPlacement socket_placement(const CacheGeometry& g, const HugeRegion& r, size_t offset) {
   if (!r.data()) return {};
-  return {r.data() + offset, socket_chunk(g, k) * g.sockets, socket_chunk(g, k)};
+  return {r.data() + offset, socket_chunk(g) * g.sockets, socket_chunk(g)};
 }
 
 }  // namespace
 
-CacheModel::Impl::Impl(const CacheGeometry& geometry, PerLineContention per_line, bool two_byte_keys)
+CacheModel::Impl::Impl(const CacheGeometry& geometry, PerLineContention per_line)
     : g(geometry),
-      keys(internal::SocketKeys::fitted(geometry, &ids, two_byte_keys)),
-      socket_sets(socket_sets_region(geometry, keys)),
+      socket_sets(socket_sets_region(geometry)),
       l1(geometry.cores(), geometry.l1d, false),
       l2(geometry.cores(), geometry.l2, false),
-      llc(geometry.sockets, geometry.llc, geometry.hash_shared_index, keys,
-          socket_placement(geometry, keys, socket_sets, 0)),
-      sf(geometry.sockets, geometry.snoop_filter, geometry.hash_shared_index, keys,
-         socket_placement(geometry, keys, socket_sets, sf_offset_in_chunk(geometry, keys))),
+      llc(geometry.sockets, geometry.llc, geometry.hash_shared_index,
+          socket_placement(geometry, socket_sets, 0)),
+      sf(geometry.sockets, geometry.snoop_filter, geometry.hash_shared_index,
+         socket_placement(geometry, socket_sets, sf_offset_in_chunk(geometry))),
       // Both are built with hash_shared_index; equal set counts then give equal indices.
       same_socket_index(shares_socket_sets(geometry)),
       stats(per_line) {
-  if (socket_sets.data()) socket_stride = socket_chunk(g, keys), sf_offset = sf_offset_in_chunk(g, keys);
+  if (socket_sets.data()) socket_stride = socket_chunk(g), sf_offset = sf_offset_in_chunk(g);
   for (unsigned c = 0; c < g.cpus(); ++c) {
     const CpuPlace p = g.place(c);
     cpu_core.push_back(p.socket * g.cores_per_socket + p.core);
@@ -137,20 +131,19 @@ inline void CacheModel::Impl::find_holders(unsigned socket, Ln ln, SocketIndex x
   }
   h.llc_set = llc.set_at(socket, x.llc);
   h.llc_way = llc.find(h.llc_set, ln.id);
-  h.llc_state = h.llc_way < 0 ? LineState::I : llc.state(h.llc_set, h.llc_way);
 }
 
 inline void CacheModel::Impl::llc_insert(unsigned socket, Ln ln, uint32_t llc_index, bool dirty) {
-  const LlcArray::Set s = llc.set_at(socket, llc_index);
+  TagEntry* s = llc.set_at(socket, llc_index);
   if (int w = llc.find(s, ln.id); w >= 0) {
-    if (dirty) llc.set_state(s, w, LineState::M);
+    if (dirty) s[w].set_state(LineState::M);
     llc.touch(s, w);
     return;
   }
-  const LineState victim = llc.insert(s, ln.id, dirty ? LineState::M : LineState::S);
-  if (victim == LineState::I) return;
+  const TagEntry victim = llc.insert(s, TagEntry(ln.id, dirty ? LineState::M : LineState::S));
+  if (!victim.valid()) return;
   ++stats.events.llc_evictions;
-  if (victim == LineState::M) ++stats.events.llc_writebacks;
+  if (victim.state() == LineState::M) ++stats.events.llc_writebacks;
 }
 
 inline void CacheModel::Impl::sf_add(unsigned core, Ln ln, const SfArray::Set& s, int w) {
@@ -278,7 +271,7 @@ inline CacheModel::Impl::Fetched CacheModel::Impl::fetch(unsigned core, unsigned
     ++stats.events.downgrades;
   }
   if (from.llc_way >= 0) {
-    llc.set_state(from.llc_set, from.llc_way, LineState::S);
+    from.llc_set[from.llc_way].set_state(LineState::S);
     llc.touch(from.llc_set, from.llc_way);
   }
   return {o, LineState::S, own.sf_set, own.sf_way};
@@ -289,7 +282,7 @@ CacheModel::Impl::Killed CacheModel::Impl::invalidate_others(unsigned keep, Ln l
   const SocketIndex x = socket_index(ln.line);
   for (unsigned s = 0; s < g.sockets; ++s) {
     const SfArray::Set fs = sf.set_at(s, x.sf);
-    const LlcArray::Set ls = llc.set_at(s, x.llc);
+    TagEntry* ls = llc.set_at(s, x.llc);
     invalidate_in_socket(keep, s, ln, fs, sf.find(fs, ln.id), ls, llc.find(ls, ln.id), k);
   }
   return k;
@@ -305,7 +298,7 @@ CacheModel::Impl::Killed CacheModel::Impl::invalidate_found(unsigned keep, Ln ln
 // Dropping private copies changes L1s and L2s only, so the ways found for the socket's filter
 // and LLC stay where they are until each is erased.
 void CacheModel::Impl::invalidate_in_socket(unsigned keep, unsigned s, Ln ln, const SfArray::Set& fs, int sw,
-                                            const LlcArray::Set& ls, int lw, Killed& k) {
+                                            TagEntry* ls, int lw, Killed& k) {
   const bool own = keep != kNoCore && socket_of(keep) == s;
   if (sw >= 0) {
     const uint64_t sharers = SfArray::sharers(fs, sw);
@@ -333,9 +326,9 @@ void CacheModel::Impl::count_killed(uint64_t line, const Attribution& attr, cons
 
 // ---------------------------------------------------------------- public API
 
-CacheModel::CacheModel(const CacheGeometry& g, PerLineContention per_line, bool two_byte_keys) {
+CacheModel::CacheModel(const CacheGeometry& g, PerLineContention per_line) {
   if (std::string err = g.validate(); !err.empty()) throw InputError("cache geometry: " + err);
-  impl_ = std::make_unique<Impl>(g, per_line, two_byte_keys);
+  impl_ = std::make_unique<Impl>(g, per_line);
 }
 CacheModel::~CacheModel() = default;
 CacheModel::CacheModel(CacheModel&&) noexcept = default;
@@ -371,7 +364,7 @@ void CacheModel::prefetch_sets(unsigned cpu, uint64_t line) const {
   if (m.socket_sets.data()) {
     // One index computation: every socket's sets are in one block (Impl::socket_sets). A
     // lookup reads the LLC set and the snoop filter's keys, the first host line of its set.
-    const char* block = m.llc.set(0, line).p;
+    const char* block = reinterpret_cast<const char*>(m.llc.set(0, line));
     // The core's own socket gets its whole chunk: a fill writes the new entry's sharer byte,
     // beyond the keys' host line if the filter has more than 12 ways.
     const unsigned own = m.cpu_socket[cpu];
@@ -381,7 +374,7 @@ void CacheModel::prefetch_sets(unsigned cpu, uint64_t line) const {
   }
   for (unsigned s = 0; s < m.g.sockets; ++s) {
     __builtin_prefetch(m.sf.set(s, line).keys);
-    __builtin_prefetch(m.llc.set(s, line).p);
+    __builtin_prefetch(m.llc.set(s, line));
   }
 }
 
@@ -393,7 +386,7 @@ void CacheModel::prefetch_victim(unsigned cpu, uint64_t line) const {
   const TagEntry victim = m.l2.victim_of(m.l2.set(m.cpu_core[cpu], line));
   if (!victim.valid()) return;
   // The whole socket chunk: the LLC set, the filter's keys and their sharer bytes.
-  internal::prefetch_span(m.llc.set(m.cpu_socket[cpu], m.ids.line(victim.id())).p, m.socket_stride);
+  internal::prefetch_span(m.llc.set(m.cpu_socket[cpu], m.ids.line(victim.id())), m.socket_stride);
 }
 
 void CacheModel::flush_all() {
@@ -435,9 +428,9 @@ bool CacheModel::in_l2(unsigned cpu, uint64_t line) const {
 LineState CacheModel::llc_state(unsigned socket, uint64_t line) const {
   const std::optional<uint32_t> id = impl_->ids.find(line);
   if (!id) return LineState::I;
-  const internal::LlcArray::Set s = impl_->llc.set(socket, line);
+  const TagEntry* s = impl_->llc.set(socket, line);
   const int w = impl_->llc.find(s, *id);
-  return w < 0 ? LineState::I : impl_->llc.state(s, w);
+  return w < 0 ? LineState::I : s[w].state();
 }
 
 uint64_t CacheModel::sharers(unsigned socket, uint64_t line) const {

@@ -59,7 +59,7 @@ std::string SfArray::check_set(size_t s) const {
   std::vector<bool> named(ways_);  // slots named by a valid way
   for (unsigned w = 0; w < ways_; ++w) {
     const uint8_t b = set.who[w];
-    if (!key_at(set, static_cast<int>(w)) || b < kMaxCoresPerSocket) continue;
+    if (!set.keys[w] || b < kMaxCoresPerSocket) continue;
     const unsigned k = b - kMaxCoresPerSocket;
     if (k >= ways_ || named[k]) return "way " + std::to_string(w) + " names slot " + std::to_string(k) + " wrongly";
     named[k] = true;

@@ -6,10 +6,8 @@
 
 #include "entries.h"
 #include "line_ids.h"
-#include "llc_array.h"
 #include "lru_array.h"
 #include "sf_array.h"
-#include "socket_keys.h"
 #include "pagesim/cache/cache_model.h"
 #include "pagesim/huge_region.h"
 
@@ -17,7 +15,6 @@ namespace pagesim::cache {
 
 struct CacheModel::Impl {
   using TagArray = internal::LruArray<internal::TagEntry>;
-  using LlcArray = internal::LlcArray;
   using SfArray = internal::SfArray;
   using Ln = internal::Ln;
 
@@ -27,13 +24,12 @@ struct CacheModel::Impl {
   struct Holders {
     uint64_t sharers;                // cores of the socket holding it privately
     LineState owner_state;           // the sole sharer's state (I if not exactly one)
-    LlcArray::Set llc_set;
+    internal::TagEntry* llc_set;
     int llc_way;                     // the socket's LLC copy, -1 if none
-    LineState llc_state;             // its state, I if none
     SfArray::Set sf_set;
     int sf_way;                      // the socket's snoop-filter entry, -1 if none
 
-    LineState llc() const { return llc_state; }
+    LineState llc() const { return llc_way < 0 ? LineState::I : llc_set[llc_way].state(); }
     bool any() const { return sharers != 0 || llc_way >= 0; }
     // By the invariants, a Modified copy is the only copy in the machine.
     bool modified() const { return owner_state == LineState::M || llc() == LineState::M; }
@@ -61,7 +57,7 @@ struct CacheModel::Impl {
     return {i, same_socket_index ? i : sf.index(line)};
   }
 
-  Impl(const CacheGeometry& geometry, PerLineContention per_line, bool two_byte_keys);
+  Impl(const CacheGeometry& geometry, PerLineContention per_line);
 
   // The L1-hit path, inline in CacheModel::access; a miss goes on in miss_l1.
   [[gnu::always_inline]] Outcome access(unsigned core, unsigned socket, Ln ln, uint16_t home, bool write, const Attribution& attr);
@@ -112,14 +108,13 @@ struct CacheModel::Impl {
   Killed invalidate_found(unsigned keep, Ln ln, const Holders* h);
   // One socket's part of both: the filter's entry (way sw of fs) and the LLC copy (way lw of ls).
   void invalidate_in_socket(unsigned keep, unsigned s, Ln ln, const SfArray::Set& fs, int sw,
-                            const LlcArray::Set& ls, int lw, Killed& k);
+                            internal::TagEntry* ls, int lw, Killed& k);
   static constexpr unsigned kNoCore = ~0u;
   // Counts the invalidations a write charged to `attr` caused.
   void count_killed(uint64_t line, const Attribution& attr, const Killed& k);
 
   CacheGeometry g;
   internal::LineIds ids;
-  internal::SocketKeys keys;  // what the LLCs and snoop filters store of a line
   std::vector<uint32_t> cpu_core;    // global core of each CPU
   std::vector<uint16_t> cpu_socket;
   // Every socket's LLC and snoop-filter sets of one set index, side by side, when the two
@@ -129,7 +124,7 @@ struct CacheModel::Impl {
   size_t socket_stride = 0;  // bytes from one socket's sets to the next's in socket_sets
   size_t sf_offset = 0;      // bytes from a socket's LLC set to its snoop-filter set
   TagArray l1, l2;                   // one instance per core
-  LlcArray llc;                      // one per socket
+  TagArray llc;                      // one per socket
   SfArray sf;                        // one per socket
   bool same_socket_index;            // llc and sf have the same sets and the same index function
   CacheStats stats;

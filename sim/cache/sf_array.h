@@ -2,8 +2,7 @@
 // key, in one host line; the masks of lines with several sharers live apart. Internal to
 // pagesim_cache.
 //
-// Keys are ids (four bytes) or, where the geometry allows, two-byte SocketKeys. A 12-way set
-// is 12 keys and 12 sharer bytes: 60 or 36 bytes, within one 64-byte host line. A
+// A 12-way set is 12 x 4-byte keys and 12 sharer bytes: 60 bytes, one 64-byte host line. A
 // line held by one core, nearly every line of a struct-page walk, has that core's number as
 // its byte, so a lookup, an LRU move and a fill touch that host line alone. A line held by two
 // or more cores has a byte naming one of its set's mask slots, in an array of its own that
@@ -20,22 +19,20 @@
 #include "lru_array.h"
 #include "pagesim/cache/geometry.h"
 #include "pagesim/huge_region.h"
-#include "socket_keys.h"
 #include "way_match.h"
 
 namespace pagesim::cache::internal {
 
 class SfArray {
  public:
-  // One set: ways keys (SocketKeys::key of the line's id; 0 is empty), then ways sharer bytes; and the set's
+  // One set: ways keys (the line's id; 0 is empty), then ways sharer bytes; and the set's
   // mask slots, apart. A sharer byte below kMaxCoresPerSocket is the one core holding the
   // line; kMaxCoresPerSocket + k names mask slot k, whose mask has two bits or more. A free
   // slot's mask is 0.
   struct Set {
-    char* keys;       // ways keys of two or four bytes
+    uint32_t* keys;
     uint8_t* who;
     uint64_t* masks;  // ways slots
-    uint32_t index;   // a two-byte key needs it to give back its id
   };
   // An entry as a value: the victim of an insert, or an entry read for the invariants.
   struct Entry {
@@ -45,23 +42,17 @@ class SfArray {
     uint32_t id() const { return line_id; }
   };
 
-  // Bytes of one set's keys and sharer bytes: four-byte keys rounded up to whole host lines,
-  // two-byte ones not (they share a host line with the LLC's set, Impl::socket_sets).
-  static size_t set_bytes(const CacheLevel& level, bool two_bytes) {
-    return two_bytes ? size_t{level.ways} * 3 : (size_t{level.ways} * 5 + 63) / 64 * 64;
-  }
+  // Bytes of one set's keys and sharer bytes, rounded up to whole host lines.
+  static size_t set_bytes(const CacheLevel& level) { return (size_t{level.ways} * 5 + 63) / 64 * 64; }
 
-  // Precondition: level.ways <= kMaxSnoopFilterWays (CacheGeometry::validate checks it).
-  // `keys` must outlive the array. The keys and sharer bytes in memory as SetStorage's, their
-  // own or placed at `at`; the mask slots in a region of their own, mapped lazily, as few sets
-  // ever use theirs.
-  SfArray(unsigned instances, const CacheLevel& level, bool hashed, const SocketKeys& keys, SetPlacement at = {})
-      : sets_(instances, level, hashed, set_bytes(level, keys.two_bytes()), at),
+  // Precondition: level.ways <= kMaxSnoopFilterWays (CacheGeometry::validate checks it). The
+  // keys and sharer bytes in memory as SetStorage's, their own or placed at `at`; the mask
+  // slots in a region of their own, mapped lazily, as few sets ever use theirs.
+  SfArray(unsigned instances, const CacheLevel& level, bool hashed, SetPlacement at = {})
+      : sets_(instances, level, hashed, set_bytes(level), at),
         masks_(sets_.sets() * level.ways * sizeof(uint64_t), "cache model", true),
-        keys_(&keys),
         ways_(level.ways),
-        sets_per_instance_(level.sets),
-        key_bytes_(keys.two_bytes() ? 2 : 4) {}
+        sets_per_instance_(level.sets) {}
   SfArray(const SfArray&) = delete;
   SfArray& operator=(const SfArray&) = delete;
 
@@ -71,8 +62,8 @@ class SfArray {
   // Flat entry i (set i / ways, way i % ways), for the invariant walk.
   Entry at(size_t i) const {
     const Set s = raw(i / ways_);
-    const int w = static_cast<int>(i % ways_);
-    return key_at(s, w) ? Entry{keys_->id(key_at(s, w), s.index), sharers(s, w)} : Entry{};
+    const unsigned w = static_cast<unsigned>(i % ways_);
+    return s.keys[w] ? Entry{s.keys[w], sharers(s, static_cast<int>(w))} : Entry{};
   }
   // Why flat set s's sharer bytes and mask slots disagree, or empty if they agree: each slot
   // is named by at most one valid way, every named slot has two bits or more, and every other
@@ -90,11 +81,7 @@ class SfArray {
     return set(instance_of(i), line).keys == raw(i / ways_).keys;
   }
 
-  [[gnu::always_inline]] int find(const Set& s, uint32_t id) const {
-    const uint32_t key = keys_->key(id);
-    if (key_bytes_ == 2) return first_way<uint16_t>(k16(s), ways_, static_cast<uint16_t>(key), 0xffff);
-    return first_way<uint32_t>(k32(s), ways_, key, ~uint32_t{0});
-  }
+  [[gnu::always_inline]] int find(const Set& s, uint32_t id) const { return first_way(s.keys, ways_, id, ~uint32_t{0}); }
 
   // The cores holding way w's line.
   [[gnu::always_inline]] static uint64_t sharers(const Set& s, int w) {
@@ -119,10 +106,10 @@ class SfArray {
 
   // Makes way w the most recently used.
   [[gnu::always_inline]] void touch(const Set& s, int w) const {
-    const uint32_t k = key_at(s, w);
+    const uint32_t k = s.keys[w];
     const uint8_t b = s.who[w];
     shift_down(s, static_cast<unsigned>(w));
-    set_key(s, 0, k);
+    s.keys[0] = k;
     s.who[0] = b;
   }
 
@@ -130,14 +117,14 @@ class SfArray {
   // pushed out (invalid if the set had room). The line must not be in the set.
   [[gnu::always_inline]] Entry insert(const Set& s, uint32_t id, unsigned core) const {
     assert(core < kMaxCoresPerSocket);
-    const unsigned last = key_bytes_ == 2 ? way_to_give_up<uint16_t>(k16(s), ways_) : way_to_give_up<uint32_t>(k32(s), ways_);
+    const unsigned last = way_to_give_up(s.keys, ways_);
     Entry victim{};
-    if (const uint32_t k = key_at(s, static_cast<int>(last))) {
-      victim = {keys_->id(k, s.index), sharers(s, static_cast<int>(last))};
+    if (s.keys[last]) {
+      victim = {s.keys[last], sharers(s, static_cast<int>(last))};
       release(s, s.who[last]);
     }
     shift_down(s, last);
-    set_key(s, 0, keys_->key(id));
+    s.keys[0] = id;
     s.who[0] = static_cast<uint8_t>(core);
     return victim;
   }
@@ -146,12 +133,9 @@ class SfArray {
   [[gnu::always_inline]] void erase(const Set& s, int w) const {
     const unsigned n = ways_ - 1 - static_cast<unsigned>(w);
     release(s, s.who[w]);
-    if (key_bytes_ == 2)
-      shift_down_one(k16(s) + w, n);
-    else
-      shift_down_one(k32(s) + w, n);
+    shift_down_one(s.keys + w, n);
     shift_down_one(s.who + w, n);
-    set_key(s, static_cast<int>(ways_ - 1), 0);
+    s.keys[ways_ - 1] = 0;
     s.who[ways_ - 1] = 0;
   }
 
@@ -159,25 +143,15 @@ class SfArray {
     for (size_t s = 0; s < sets_.sets(); ++s) {
       const Set set = raw(s);
       for (unsigned w = 0; w < ways_; ++w) release(set, set.who[w]);  // no page of unused slots
-      std::memset(set.keys, 0, ways_ * key_bytes_);
+      std::memset(set.keys, 0, ways_ * sizeof(uint32_t));
       std::memset(set.who, 0, ways_);
     }
   }
 
  private:
   Set make(char* base, size_t flat_set) const {
-    return {base, reinterpret_cast<uint8_t*>(base + ways_ * key_bytes_),
-            reinterpret_cast<uint64_t*>(masks_.data()) + flat_set * ways_,
-            static_cast<uint32_t>(flat_set % sets_per_instance_)};
-  }
-  static uint16_t* k16(const Set& s) { return reinterpret_cast<uint16_t*>(s.keys); }
-  static uint32_t* k32(const Set& s) { return reinterpret_cast<uint32_t*>(s.keys); }
-  uint32_t key_at(const Set& s, int w) const { return key_bytes_ == 2 ? k16(s)[w] : k32(s)[w]; }
-  void set_key(const Set& s, int w, uint32_t k) const {
-    if (key_bytes_ == 2)
-      k16(s)[w] = static_cast<uint16_t>(k);
-    else
-      k32(s)[w] = k;
+    return {reinterpret_cast<uint32_t*>(base), reinterpret_cast<uint8_t*>(base + ways_ * sizeof(uint32_t)),
+            reinterpret_cast<uint64_t*>(masks_.data()) + flat_set * ways_};
   }
   Set raw(size_t s) const { return make(sets_.flat(s), s); }
   // Frees the mask slot sharer byte b names, if it names one.
@@ -203,19 +177,14 @@ class SfArray {
   }
   // Ways [0, n) move to [1, n].
   [[gnu::always_inline]] void shift_down(const Set& s, unsigned n) const {
-    if (key_bytes_ == 2)
-      shift_up_one(k16(s), n);
-    else
-      shift_up_one(k32(s), n);
+    shift_up_one(s.keys, n);
     shift_up_one(s.who, n);
   }
 
   SetStorage sets_;
   HugeRegion masks_;  // sets x ways mask slots, flat set after flat set
-  const SocketKeys* keys_;
   uint32_t ways_;
   uint32_t sets_per_instance_;
-  unsigned key_bytes_;  // 2 or 4
 };
 
 }  // namespace pagesim::cache::internal

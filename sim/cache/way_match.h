@@ -51,29 +51,8 @@ namespace pagesim::cache::internal {
 #endif
 }
 
-// The same for two-byte ways (the socket-level tags of docs/cache-model.md, "State layout"):
-// eight ways per compare, sixteen per step, so it may read up to 30 bytes past ways[n - 1].
-[[gnu::always_inline]] inline uint64_t match_ways(const uint16_t* ways, unsigned n, uint16_t key, uint16_t mask) {
-  uint64_t hits = 0;
-#if defined(__SSE2__)
-  const __m128i k = _mm_set1_epi16(static_cast<short>(key)), m = _mm_set1_epi16(static_cast<short>(mask));
-  auto eq8 = [&](const uint16_t* w) {
-    return _mm_cmpeq_epi16(_mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)), m), k);
-  };
-  auto eq16 = [&](const uint16_t* w) {
-    return static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(eq8(w), eq8(w + 8))));
-  };
-  for (unsigned w = 0; w < n; w += 16) hits |= uint64_t{eq16(ways + w)} << w;
-  return n < 64 ? hits & ((uint64_t{1} << n) - 1) : hits;
-#else
-  for (unsigned w = 0; w < n; ++w) hits |= uint64_t{(ways[w] & mask) == key} << w;
-  return hits;
-#endif
-}
-
-// The first way w < n with (ways[w] & mask) == key, or -1. W: uint32_t or uint16_t.
-template <class W>
-[[gnu::always_inline]] inline int first_way(const W* ways, unsigned n, W key, W mask) {
+// The first way w < n with (ways[w] & mask) == key, or -1.
+[[gnu::always_inline]] inline int first_way(const uint32_t* ways, unsigned n, uint32_t key, uint32_t mask) {
   if (n && (ways[0] & mask) == key) return 0;  // the MRU way: a line touched again soon
   const uint64_t hits = match_ways(ways, n, key, mask);
   return hits ? std::countr_zero(hits) : -1;
@@ -82,10 +61,9 @@ template <class W>
 // The way an insert into an MRU-first set of n ways (0 = empty, kept at the tail) gives up:
 // the first empty one, or the last, which is the LRU. A full set, the usual case once a run
 // is warm, needs no scan.
-template <class W>
-[[gnu::always_inline]] inline unsigned way_to_give_up(const W* ways, unsigned n) {
+[[gnu::always_inline]] inline unsigned way_to_give_up(const uint32_t* ways, unsigned n) {
   if (ways[n - 1] != 0) return n - 1;
-  const int empty = first_way<W>(ways, n - 1, 0, static_cast<W>(~W{0}));
+  const int empty = first_way(ways, n - 1, 0, ~uint32_t{0});
   return empty < 0 ? n - 1 : static_cast<unsigned>(empty);
 }
 

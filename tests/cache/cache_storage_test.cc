@@ -1,5 +1,5 @@
 // The cache model's storage helpers (sim/cache, internal): the SIMD way matcher and LRU moves,
-// an LRU set's erase, the snoop filter's sharer bytes and mask slots, and the line renumbering.
+// an LRU set's erase, the snoop filter's slot-indirect masks, and the line renumbering.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -15,11 +15,8 @@
 namespace pagesim::cache::internal {
 namespace {
 
-const SocketKeys kFourByteKeys;
-
-// What match_ways must return, way by way. W: uint32_t or uint16_t.
-template <class W>
-uint64_t match_ways_slowly(const W* ways, unsigned n, W key, W mask) {
+// What match_ways must return, way by way.
+uint64_t match_ways_slowly(const uint32_t* ways, unsigned n, uint32_t key, uint32_t mask) {
   uint64_t hits = 0;
   for (unsigned w = 0; w < n; ++w)
     if ((ways[w] & mask) == key) hits |= uint64_t{1} << w;
@@ -37,19 +34,10 @@ TEST(MatchWays, AgreesWithAWayByWayScanForEveryWidth) {
           << "n " << n << " key " << key;
     }
   }
-  // Two-byte ways, as the socket-level tags.
-  std::vector<uint16_t> narrow(64 + 15);  // read up to 30 bytes past the last way
-  for (unsigned n = 1; n <= 64; ++n) {
-    for (unsigned i = 0; i < narrow.size(); ++i) narrow[i] = static_cast<uint16_t>((i * 7 + n) % 5 << 2 | (i & 3));
-    for (uint16_t key = 0; key <= 16; key += 4)
-      for (uint16_t mask : {uint16_t{0xfffc}, uint16_t{0xffff}})
-        EXPECT_EQ(match_ways(narrow.data(), n, key, mask), match_ways_slowly(narrow.data(), n, key, mask))
-            << "n " << n << " key " << key << " mask " << mask;
-  }
   // Ways past n never match, even when they hold the key.
   ways.assign(ways.size(), 8);
   EXPECT_EQ(match_ways(ways.data(), 5, 8, ~uint32_t{0}), 0x1fu);
-  EXPECT_EQ(first_way<uint32_t>(ways.data(), 0, 8, ~uint32_t{0}), -1);
+  EXPECT_EQ(first_way(ways.data(), 0, 8, ~uint32_t{0}), -1);
 }
 
 template <class T>
@@ -85,7 +73,7 @@ TEST(LruArray, EraseKeepsTheOrderAndEmptiesTheTail) {
 }
 
 TEST(SfArray, SharersFollowTheirLinesThroughLruMoves) {
-  SfArray a(1, CacheLevel{1, 4}, false, kFourByteKeys);
+  SfArray a(1, CacheLevel{1, 4}, false);
   const SfArray::Set s = a.set(0, 0);
   for (uint32_t id = 1; id <= 4; ++id) EXPECT_FALSE(a.insert(s, id, id).valid());
   // Line 3 gains sharers 0 and 5, then loses 3: a mask slot, kept while it has two.
@@ -113,7 +101,7 @@ TEST(SfArray, SharersFollowTheirLinesThroughLruMoves) {
 }
 
 TEST(SfArray, EveryWayCanHoldASharedLineAtOnce) {
-  SfArray a(1, CacheLevel{1, 12}, false, kFourByteKeys);
+  SfArray a(1, CacheLevel{1, 12}, false);
   const SfArray::Set s = a.set(0, 0);
   for (uint32_t id = 1; id <= 12; ++id) {
     a.insert(s, id, 0);

@@ -43,11 +43,7 @@ class CacheModel {
  public:
   // Throws InputError if g.validate() reports a problem. `per_line` says whether stats()
   // keeps per-line contention (CacheStats::top_lines).
-  // `two_byte_keys`: store the LLCs' tags and the snoop filters' keys in two bytes where the
-  // geometry allows (docs/cache-model.md, "State layout"); false keeps four everywhere, for
-  // tests that compare the two. Outcomes do not depend on it.
-  explicit CacheModel(const CacheGeometry& g, PerLineContention per_line = PerLineContention::kept,
-                      bool two_byte_keys = true);
+  explicit CacheModel(const CacheGeometry& g, PerLineContention per_line = PerLineContention::kept);
   ~CacheModel();
   CacheModel(CacheModel&&) noexcept;
   CacheModel& operator=(CacheModel&&) noexcept;
