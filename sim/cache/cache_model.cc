@@ -23,7 +23,8 @@ namespace {
 // Impl::socket_sets: per set index, per socket, the LLC set, then the snoop-filter set (keys,
 // then sharer bytes) from the next host line. A lookup of a line no cache holds reads the LLC
 // tags and the snoop-filter keys, so it touches two whole host lines, both prefetchable; with
-// up to 12 filter ways (the robot's box), a fill and an eviction touch no other.
+// up to 12 filter ways (the robot's box), a fill and an eviction of a line one core holds
+// touch no other.
 size_t round_to_lines(size_t bytes) { return (bytes + kLineBytes - 1) / kLineBytes * kLineBytes; }
 size_t sf_offset_in_chunk(const CacheGeometry& g) { return round_to_lines(internal::LruArray<TagEntry>::set_bytes(g.llc)); }
 size_t socket_chunk(const CacheGeometry& g) {

@@ -59,7 +59,8 @@ std::string SfArray::check_set(size_t s) const {
   std::vector<bool> named(ways_);  // slots named by a valid way
   for (unsigned w = 0; w < ways_; ++w) {
     const uint8_t b = set.who[w];
-    if (!set.keys[w] || b < kMaxCoresPerSocket) continue;
+    if (!set.keys[w] && b >= kMaxCoresPerSocket) return "empty way " + std::to_string(w) + " names a slot";
+    if (b < kMaxCoresPerSocket) continue;
     const unsigned k = b - kMaxCoresPerSocket;
     if (k >= ways_ || named[k]) return "way " + std::to_string(w) + " names slot " + std::to_string(k) + " wrongly";
     named[k] = true;
@@ -74,11 +75,12 @@ std::string SfArray::check_set(size_t s) const {
 
 std::string CacheModel::check_invariants() const {
   const Impl& m = *impl_;
+  // The sharer bytes first: the layout check reads entries through them.
+  for (size_t s = 0; s < m.sf.size() / m.sf.ways(); ++s)
+    if (std::string err = m.sf.check_set(s); !err.empty()) return "snoop filter set " + std::to_string(s) + ": " + err;
   for (std::string err : {check_layout("l1", m.l1, m.ids), check_layout("l2", m.l2, m.ids),
                           check_layout("llc", m.llc, m.ids), check_layout("snoop filter", m.sf, m.ids)})
     if (!err.empty()) return err;
-  for (size_t s = 0; s < m.sf.size() / m.sf.ways(); ++s)
-    if (std::string err = m.sf.check_set(s); !err.empty()) return "snoop filter set " + std::to_string(s) + ": " + err;
 
   std::map<uint64_t, Copies> copies;
   const unsigned per_core_l1 = static_cast<unsigned>(m.l1.size() / m.g.cores());

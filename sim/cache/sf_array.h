@@ -164,14 +164,11 @@ class SfArray {
   // hold a slot, and the way asking for one does not. Empty ways have a byte below
   // kMaxCoresPerSocket (erase and clear write 0).
   unsigned free_slot(const Set& s) const {
-    uint64_t named[(kMaxSnoopFilterWays + 63) / 64] = {};
+    static_assert(kMaxSnoopFilterWays <= 64 && kMaxCoresPerSocket + kMaxSnoopFilterWays <= 256);
+    uint64_t named = 0;
     for (unsigned w = 0; w < ways_; ++w)
-      if (const unsigned b = s.who[w]; b >= kMaxCoresPerSocket) {
-        const unsigned k = b - kMaxCoresPerSocket;
-        named[k / 64] |= uint64_t{1} << (k % 64);
-      }
-    unsigned k = 0;
-    while (named[k / 64] >> (k % 64) & 1) ++k;
+      if (const unsigned b = s.who[w]; b >= kMaxCoresPerSocket) named |= uint64_t{1} << (b - kMaxCoresPerSocket);
+    const auto k = static_cast<unsigned>(std::countr_one(named));
     assert(k < ways_ && s.masks[k] == 0);
     return k;
   }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "entries.h"
@@ -114,6 +115,18 @@ TEST(SfArray, EveryWayCanHoldASharedLineAtOnce) {
   EXPECT_EQ(a.check_set(0), "");
   s.masks[3] = 1;
   EXPECT_EQ(a.check_set(0), "slot 3 is named by no way but not free");
+  s.masks[3] = 0;
+  // Two lines in one slot; then clear() frees every slot.
+  a.set_sharers(s, 0, 0b11);
+  a.set_sharers(s, 1, 0b101);
+  EXPECT_EQ(a.check_set(0), "");
+  const uint8_t slot = s.who[0], own = s.who[1];
+  s.who[1] = slot;
+  EXPECT_EQ(a.check_set(0), "way 1 names slot " + std::to_string(slot - kMaxCoresPerSocket) + " wrongly");
+  s.who[1] = own;
+  a.clear();
+  EXPECT_EQ(a.check_set(0), "");
+  for (unsigned k = 0; k < 12; ++k) EXPECT_EQ(s.masks[k], 0u) << k;
 }
 
 TEST(LineIds, RenumbersFifteenRegionsAndRefusesASixteenth) {

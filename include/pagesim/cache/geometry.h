@@ -18,7 +18,7 @@ namespace pagesim::cache {
 inline constexpr unsigned kLineBytes = 64;
 inline constexpr unsigned kMaxSockets = 8;          // the model keeps per-socket state on the stack
 inline constexpr unsigned kMaxCoresPerSocket = 64;  // the snoop filter's sharer mask is 64 bits
-inline constexpr unsigned kMaxSnoopFilterWays = 256 - kMaxCoresPerSocket;  // a way's sharer byte is a core or a mask slot
+inline constexpr unsigned kMaxSnoopFilterWays = 64;   // match_ways compares at most 64 ways
 
 // One set-associative structure: `sets` x `ways` entries of one 64-byte line each.
 struct CacheLevel {
