@@ -163,10 +163,7 @@ inline void CacheModel::Impl::sf_remove(unsigned core, Ln ln, uint32_t sf_index)
   const int w = sf.find(s, ln.id);
   assert(w >= 0 && (SfArray::sharers(s, w) & bit(core)));
   if (w < 0) return;
-  if (const uint64_t left = SfArray::sharers(s, w) & ~bit(core))
-    sf.set_sharers(s, w, left);
-  else
-    sf.erase(s, w);
+  sf.retain(s, w, SfArray::sharers(s, w) & ~bit(core));
 }
 
 void CacheModel::Impl::back_invalidate(unsigned socket, const SfArray::Entry& victim) {
@@ -307,10 +304,7 @@ void CacheModel::Impl::invalidate_in_socket(unsigned keep, unsigned s, Ln ln, co
     for (uint64_t m = victims; m; m &= m - 1) drop_core(core_at(s, std::countr_zero(m)), ln);
     k.cores += std::popcount(victims);
     k.remote |= victims && !own;
-    if (const uint64_t left = sharers & ~victims)
-      sf.set_sharers(fs, sw, left);
-    else
-      sf.erase(fs, sw);
+    sf.retain(fs, sw, sharers & ~victims);
   }
   if (lw >= 0) {
     llc.erase(ls, lw);

@@ -99,6 +99,8 @@ class SetStorage {
   }
   // Set `line` indexes to in `instance`.
   char* set(unsigned instance, uint64_t line) const { return at(instance, index_(line)); }
+  // The flat number of set `index` of `instance` (as flat() numbers them).
+  size_t flat_index(unsigned instance, uint32_t index) const { return size_t{instance} * sets_ + index; }
   // Flat set s: instance s / sets, index s % sets.
   char* flat(size_t s) const { return at_.base + s / sets_ * at_.instance_stride + s % sets_ * at_.set_stride; }
 

@@ -51,8 +51,7 @@ class SfArray {
   SfArray(unsigned instances, const CacheLevel& level, bool hashed, SetPlacement at = {})
       : sets_(instances, level, hashed, set_bytes(level), at),
         masks_(sets_.sets() * level.ways * sizeof(uint64_t), "cache model", true),
-        ways_(level.ways),
-        sets_per_instance_(level.sets) {}
+        ways_(level.ways) {}
   SfArray(const SfArray&) = delete;
   SfArray& operator=(const SfArray&) = delete;
 
@@ -74,7 +73,7 @@ class SfArray {
   // The same in two steps, for a caller that looks at several instances.
   uint32_t index(uint64_t line) const { return sets_.index(line); }
   Set set_at(unsigned instance, uint32_t index) const {
-    return make(sets_.at(instance, index), size_t{instance} * sets_per_instance_ + index);
+    return make(sets_.at(instance, index), sets_.flat_index(instance, index));
   }
   // Whether flat entry i's set is the one `line` indexes to.
   bool in_set(size_t i, uint64_t line) const {
@@ -102,6 +101,14 @@ class SfArray {
     }
     if (b < kMaxCoresPerSocket) b = static_cast<uint8_t>(kMaxCoresPerSocket + free_slot(s));
     s.masks[b - kMaxCoresPerSocket] = m;
+  }
+
+  // Way w's line is now held by `left` alone: those sharers, or, if none, no entry.
+  void retain(const Set& s, int w, uint64_t left) const {
+    if (left)
+      set_sharers(s, w, left);
+    else
+      erase(s, w);
   }
 
   // Makes way w the most recently used.
@@ -181,7 +188,6 @@ class SfArray {
   SetStorage sets_;
   HugeRegion masks_;  // sets x ways mask slots, flat set after flat set
   uint32_t ways_;
-  uint32_t sets_per_instance_;
 };
 
 }  // namespace pagesim::cache::internal
