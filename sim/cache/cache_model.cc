@@ -126,7 +126,7 @@ inline void CacheModel::Impl::find_holders(unsigned socket, Ln ln, SocketIndex x
   h.owner_state = LineState::I;
   const SfArray::Set fs = h.sf_set = sf.set_at(socket, x.sf);
   if (const int w = h.sf_way = sf.find(fs, ln.id); w >= 0) {
-    h.sharers = SfArray::sharers(fs, w);
+    h.sharers = sf.sharers(fs, w);
     if (std::has_single_bit(h.sharers))
       h.owner_state = core_state(core_at(socket, std::countr_zero(h.sharers)), ln);
   }
@@ -150,7 +150,7 @@ inline void CacheModel::Impl::llc_insert(unsigned socket, Ln ln, uint32_t llc_in
 inline void CacheModel::Impl::sf_add(unsigned core, Ln ln, const SfArray::Set& s, int w) {
   assert(w == sf.find(s, ln.id));
   if (w >= 0) {
-    sf.set_sharers(s, w, SfArray::sharers(s, w) | bit(core));
+    sf.set_sharers(s, w, sf.sharers(s, w) | bit(core));
     sf.touch(s, w);
     return;
   }
@@ -161,9 +161,9 @@ inline void CacheModel::Impl::sf_add(unsigned core, Ln ln, const SfArray::Set& s
 inline void CacheModel::Impl::sf_remove(unsigned core, Ln ln, uint32_t sf_index) {
   const SfArray::Set s = sf.set_at(socket_of(core), sf_index);
   const int w = sf.find(s, ln.id);
-  assert(w >= 0 && (SfArray::sharers(s, w) & bit(core)));
+  assert(w >= 0 && (sf.sharers(s, w) & bit(core)));
   if (w < 0) return;
-  sf.retain(s, w, SfArray::sharers(s, w) & ~bit(core));
+  sf.retain(s, w, sf.sharers(s, w) & ~bit(core));
 }
 
 void CacheModel::Impl::back_invalidate(unsigned socket, const SfArray::Entry& victim) {
@@ -299,7 +299,7 @@ void CacheModel::Impl::invalidate_in_socket(unsigned keep, unsigned s, Ln ln, co
                                             TagEntry* ls, int lw, Killed& k) {
   const bool own = keep != kNoCore && socket_of(keep) == s;
   if (sw >= 0) {
-    const uint64_t sharers = SfArray::sharers(fs, sw);
+    const uint64_t sharers = sf.sharers(fs, sw);
     const uint64_t victims = sharers & ~(own ? bit(keep) : 0);
     for (uint64_t m = victims; m; m &= m - 1) drop_core(core_at(s, std::countr_zero(m)), ln);
     k.cores += std::popcount(victims);
@@ -433,7 +433,7 @@ uint64_t CacheModel::sharers(unsigned socket, uint64_t line) const {
   if (!id) return 0;
   const internal::SfArray::Set s = impl_->sf.set(socket, line);
   const int w = impl_->sf.find(s, *id);
-  return w < 0 ? 0 : internal::SfArray::sharers(s, w);
+  return w < 0 ? 0 : impl_->sf.sharers(s, w);
 }
 
 }  // namespace pagesim::cache

@@ -56,11 +56,18 @@ namespace internal {
 
 std::string SfArray::check_set(size_t s) const {
   const Set set = raw(s);
-  std::vector<bool> named(ways_);  // slots named by a valid way
+  std::vector<bool> named(ways_);  // far slots named by a valid way
+  bool near_named = false;
   for (unsigned w = 0; w < ways_; ++w) {
     const uint8_t b = set.who[w];
     if (!set.keys[w] && b >= kMaxCoresPerSocket) return "empty way " + std::to_string(w) + " names a slot";
     if (b < kMaxCoresPerSocket) continue;
+    if (b == kNearSlot) {
+      if (!near_ || near_named) return "way " + std::to_string(w) + " names the near slot wrongly";
+      near_named = true;
+      if (std::popcount(near_mask(set)) < 2) return "way " + std::to_string(w) + "'s near slot has fewer than two sharers";
+      continue;
+    }
     const unsigned k = b - kMaxCoresPerSocket;
     if (k >= ways_ || named[k]) return "way " + std::to_string(w) + " names slot " + std::to_string(k) + " wrongly";
     named[k] = true;
@@ -68,6 +75,7 @@ std::string SfArray::check_set(size_t s) const {
   }
   for (unsigned k = 0; k < ways_; ++k)
     if (!named[k] && set.masks[k]) return "slot " + std::to_string(k) + " is named by no way but not free";
+  if (near_ && !near_named && near_mask(set)) return "the near slot is named by no way but not free";
   return {};
 }
 

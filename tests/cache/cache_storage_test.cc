@@ -1,5 +1,6 @@
 // The cache model's storage helpers (sim/cache, internal): the SIMD way matcher and LRU moves,
 // an LRU set's erase, the snoop filter's slot-indirect masks, and the line renumbering.
+#include <cstring>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -69,7 +70,9 @@ TEST(LruArray, EraseKeepsTheOrderAndEmptiesTheTail) {
   const uint32_t left[] = {6, 4, 3, 2};
   for (unsigned w = 0; w < 20; ++w) {
     EXPECT_EQ(s[w].valid(), w < 4) << "way " << w;
-    if (w < 4) EXPECT_EQ(s[w].id(), left[w]) << "way " << w;
+    if (w < 4) {
+      EXPECT_EQ(s[w].id(), left[w]) << "way " << w;
+    }
   }
 }
 
@@ -82,14 +85,14 @@ TEST(SfArray, SharersFollowTheirLinesThroughLruMoves) {
   a.set_sharers(s, a.find(s, 3), 0b100001);
   // MRU first: 4 3 2 1. Touch 2, erase 3: 2 4 1, and 3's slot is free again.
   a.touch(s, a.find(s, 2));
-  EXPECT_EQ(SfArray::sharers(s, a.find(s, 3)), 0b100001u);
+  EXPECT_EQ(a.sharers(s, a.find(s, 3)), 0b100001u);
   a.erase(s, a.find(s, 3));
   EXPECT_EQ(a.find(s, 2), 0);
   EXPECT_EQ(a.find(s, 4), 1);
   EXPECT_EQ(a.find(s, 1), 2);
   EXPECT_EQ(a.find(s, 3), -1);
   EXPECT_EQ(a.check_set(0), "");
-  for (uint32_t id : {1u, 2u, 4u}) EXPECT_EQ(SfArray::sharers(s, a.find(s, id)), uint64_t{1} << id) << id;
+  for (uint32_t id : {1u, 2u, 4u}) EXPECT_EQ(a.sharers(s, a.find(s, id)), uint64_t{1} << id) << id;
   // The freed way takes 5; line 1 gets a second sharer; then 6 pushes out the LRU line, 1,
   // with its mask, and frees the slot.
   EXPECT_FALSE(a.insert(s, 5, 5).valid());
@@ -98,7 +101,7 @@ TEST(SfArray, SharersFollowTheirLinesThroughLruMoves) {
   EXPECT_EQ(victim.id(), 1u);
   EXPECT_EQ(victim.sharers, (uint64_t{1} << 63) | 0b10);
   EXPECT_EQ(a.check_set(0), "");
-  for (uint32_t id : {2u, 4u, 5u, 6u}) EXPECT_EQ(SfArray::sharers(s, a.find(s, id)), uint64_t{1} << id) << id;
+  for (uint32_t id : {2u, 4u, 5u, 6u}) EXPECT_EQ(a.sharers(s, a.find(s, id)), uint64_t{1} << id) << id;
 }
 
 TEST(SfArray, EveryWayCanHoldASharedLineAtOnce) {
@@ -109,24 +112,69 @@ TEST(SfArray, EveryWayCanHoldASharedLineAtOnce) {
     a.set_sharers(s, 0, uint64_t{id} << 1 | 1);  // core 0 and the bits of id
   }
   EXPECT_EQ(a.check_set(0), "");
-  for (uint32_t id = 1; id <= 12; ++id) EXPECT_EQ(SfArray::sharers(s, a.find(s, id)), uint64_t{id} << 1 | 1) << id;
+  for (uint32_t id = 1; id <= 12; ++id) EXPECT_EQ(a.sharers(s, a.find(s, id)), uint64_t{id} << 1 | 1) << id;
   // Back to one sharer each: every slot is free again, and a corrupted one is reported.
   for (uint32_t id = 1; id <= 12; ++id) a.set_sharers(s, a.find(s, id), uint64_t{1} << 40);
   EXPECT_EQ(a.check_set(0), "");
   s.masks[3] = 1;
   EXPECT_EQ(a.check_set(0), "slot 3 is named by no way but not free");
   s.masks[3] = 0;
-  // Two lines in one slot; then clear() frees every slot.
-  a.set_sharers(s, 0, 0b11);
-  a.set_sharers(s, 1, 0b101);
+  // Two lines in one slot, near or far; then clear() frees every slot.
+  a.set_sharers(s, 0, 0b11);    // the near slot
+  a.set_sharers(s, 1, 0b101);   // far slot 0
+  a.set_sharers(s, 2, 0b1001);  // far slot 1
   EXPECT_EQ(a.check_set(0), "");
-  const uint8_t slot = s.who[0], own = s.who[1];
-  s.who[1] = slot;
-  EXPECT_EQ(a.check_set(0), "way 1 names slot " + std::to_string(slot - kMaxCoresPerSocket) + " wrongly");
-  s.who[1] = own;
+  const uint8_t near = s.who[0], far0 = s.who[1], far1 = s.who[2];
+  EXPECT_EQ(near, SfArray::kNearSlot);
+  EXPECT_EQ(far0, kMaxCoresPerSocket);
+  s.who[1] = near;
+  EXPECT_EQ(a.check_set(0), "way 1 names the near slot wrongly");
+  s.who[1] = far0;
+  s.who[2] = far0;
+  EXPECT_EQ(a.check_set(0), "way 2 names slot 0 wrongly");
+  s.who[2] = far1;
   a.clear();
   EXPECT_EQ(a.check_set(0), "");
   for (unsigned k = 0; k < 12; ++k) EXPECT_EQ(s.masks[k], 0u) << k;
+  EXPECT_EQ(a.near_mask(s), 0u);
+}
+
+// The near slot, in the keys' host line, serves the set's first shared line whose sharers are
+// below core 32; a mask that does not fit goes to a far slot, and so does a near line's mask
+// that grows past core 31, freeing the near slot.
+TEST(SfArray, TheNearSlotServesOneSharedLinePerSet) {
+  EXPECT_TRUE(SfArray::has_near_slot(CacheLevel{1, 12}));   // 60 bytes of 64
+  EXPECT_FALSE(SfArray::has_near_slot(CacheLevel{1, 64}));  // 320 bytes, 5 whole lines
+  SfArray a(1, CacheLevel{1, 12}, false);
+  const SfArray::Set s = a.set(0, 0);
+  for (uint32_t id = 1; id <= 3; ++id) a.insert(s, id, 0);  // MRU first: 3 2 1
+  a.set_sharers(s, a.find(s, 1), (uint64_t{1} << 40) | 1);   // does not fit: far
+  a.set_sharers(s, a.find(s, 2), 0b110);                     // near
+  a.set_sharers(s, a.find(s, 3), 0b1010);                    // near taken: far
+  EXPECT_EQ(s.who[a.find(s, 2)], SfArray::kNearSlot);
+  EXPECT_EQ(a.near_mask(s), 0b110u);
+  EXPECT_EQ(a.check_set(0), "");
+  // LRU moves carry the byte, not the mask: line 2 keeps the near slot wherever it goes.
+  a.touch(s, a.find(s, 1));
+  EXPECT_EQ(a.sharers(s, a.find(s, 2)), 0b110u);
+  // Line 2 grows past core 31: a far slot, and the near one is free until a line asks for a
+  // slot (line 3 keeps the far slot it has).
+  a.set_sharers(s, a.find(s, 2), (uint64_t{1} << 33) | 0b110);
+  EXPECT_GE(s.who[a.find(s, 2)], kMaxCoresPerSocket);
+  EXPECT_NE(s.who[a.find(s, 2)], SfArray::kNearSlot);
+  EXPECT_EQ(a.near_mask(s), 0u);
+  EXPECT_EQ(a.sharers(s, a.find(s, 2)), (uint64_t{1} << 33) | 0b110);
+  EXPECT_EQ(a.check_set(0), "");
+  a.insert(s, 4, 5);
+  a.set_sharers(s, a.find(s, 4), 0b100001);  // takes the freed near slot
+  EXPECT_EQ(s.who[a.find(s, 4)], SfArray::kNearSlot);
+  // Erasing the near line frees the slot; a stray near mask is reported.
+  a.erase(s, a.find(s, 4));
+  EXPECT_EQ(a.near_mask(s), 0u);
+  EXPECT_EQ(a.check_set(0), "");
+  const uint32_t stray = 0b11;
+  std::memcpy(s.who + 12, &stray, sizeof stray);
+  EXPECT_EQ(a.check_set(0), "the near slot is named by no way but not free");
 }
 
 TEST(LineIds, RenumbersFifteenRegionsAndRefusesASixteenth) {
