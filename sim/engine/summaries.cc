@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "pagesim/mm/types.h"
 
@@ -72,11 +73,12 @@ std::string lock_instance(uint32_t id) {
 }
 }  // namespace
 
-std::vector<run::LockStat> summarize_locks(const std::vector<const std::vector<LockStatCpu>*>& per_cpu) {
+std::vector<run::LockStat> summarize_locks(const std::vector<const LockStatTable*>& per_cpu) {
+  std::map<uint32_t, LockStatCpu> sums;  // by lock id
+  for (const LockStatTable* cpu : per_cpu)
+    for (const LockStatTable::Record& r : *cpu) sums[r.id].merge(r.stat);
   std::vector<run::LockStat> out;
-  for (uint32_t id = 0; id < kNrLockIds; ++id) {
-    LockStatCpu sum;
-    for (const auto* cpu : per_cpu) sum.merge((*cpu)[id]);
+  for (const auto& [id, sum] : sums) {
     if (!sum.acquisitions) continue;
     run::LockStat ls;
     ls.name = std::string(lock_class_name(id == kHugetlbLockId ? LockClass::hugetlb_lock : LockClass::zone_lock));

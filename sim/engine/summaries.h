@@ -5,7 +5,7 @@
 
 #include "pagesim/cache/cache_stats.h"
 #include "pagesim/exec/access_counters.h"
-#include "pagesim/exec/lock_stat.h"
+#include "pagesim/exec/lock_stat_table.h"
 #include "pagesim/result/run_result.h"
 
 namespace pagesim::engine {
@@ -20,7 +20,7 @@ void summarize_accesses(const AccessCounters& a, run::CacheSummary& c);
 void summarize_cache_model(const cache::CacheStats& st, run::CacheSummary& c);
 
 // One LockStat per lock id that was used; `per_cpu[c][id]` are the CPUs' tables.
-std::vector<run::LockStat> summarize_locks(const std::vector<const std::vector<LockStatCpu>*>& per_cpu);
+std::vector<run::LockStat> summarize_locks(const std::vector<const LockStatTable*>& per_cpu);
 
 // IRQ-off time per site as metrics irq_off_<site>_{count,avg_ns,max_ns}.
 void summarize_irq_off(const IrqOffStat& s, std::map<std::string, double>& metrics);

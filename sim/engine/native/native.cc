@@ -185,7 +185,7 @@ void NativeCpu<Track>::unlock(spinlock_t& l, Site site) {
 
 template <bool Track>
 void NativeCpu<Track>::reset_stats() {
-  for (LockStatCpu& s : lockstat_) s = LockStatCpu{};
+  lockstat_.clear();
   irqoff_ = IrqOffStat{};
   access_ = AccessCounters{};
   log_.clear();

@@ -41,7 +41,7 @@ void run_native_t(const RunInput& in, const Program& program) {
   m["elapsed_s"] = d.elapsed_s();
   m["threads"] = n;
   m["host_cpus"] = NativeEngine::host_cpus();
-  std::vector<const std::vector<LockStatCpu>*> lock_tables;
+  std::vector<const LockStatTable*> lock_tables;
   IrqOffStat irq;
   AccessCounters acc;
   double sys_ns = 0;

@@ -128,7 +128,7 @@ void run_virtual(const RunInput& in, const Program& program) {
   auto& m = r.metrics;
   m["elapsed_s"] = d.elapsed_s();
   m["vcpus"] = n;
-  std::vector<const std::vector<LockStatCpu>*> lock_tables;
+  std::vector<const LockStatTable*> lock_tables;
   IrqOffStat irq;
   AccessCounters acc;
   double sys_ps = 0, model_accesses = 0;

@@ -24,7 +24,7 @@ bool clean_miss(cache::Outcome o) {
 
 }  // namespace
 
-VirtualCpu::VirtualCpu(VirtualEngine& eng, unsigned task) : eng_(&eng), task_(task), lockstat_(kNrLockIds) {}
+VirtualCpu::VirtualCpu(VirtualEngine& eng, unsigned task) : eng_(&eng), task_(task) {}
 
 void VirtualCpu::place(unsigned cpu, ps_t at) {
   placements_.push_back({at, cpu});
@@ -281,7 +281,7 @@ void VirtualCpu::clear_huge_page(unsigned page_node, vt::ClearMode mode) {
 }
 
 void VirtualCpu::reset_stats() {
-  for (LockStatCpu& s : lockstat_) s = LockStatCpu{};
+  lockstat_.clear();
   irqoff_ = IrqOffStat{};
   access_ = AccessCounters{};
   sys_ps_ = 0;

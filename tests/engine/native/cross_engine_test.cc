@@ -33,7 +33,7 @@ TEST(CrossEngine, OneCpuGivesTheSameStateCountersAndAccessStream) {
   test::EngineState b = test::collect(mn, std::move(pfns));
   for (const LoggedAccess& r : ne.log())
     for (uint32_t i = 0; i < r.n; ++i) b.stream.emplace_back((r.addr + uint64_t{i} * r.stride) >> 6, r.site, r.kind);
-  for (const LockStatCpu& l : ne.lock_stats()) b.zone_lock_acquisitions += l.acquisitions;
+  for (const LockStatTable::Record& l : ne.lock_stats()) b.zone_lock_acquisitions += l.stat.acquisitions;
 
   ASSERT_GT(a.stream.size(), 100000u);
   EXPECT_EQ(a.pfns, b.pfns);

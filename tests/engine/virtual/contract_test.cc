@@ -50,7 +50,7 @@ TEST(VirtualContract, OneVcpuGivesTheUniprocessorStateCountersAndAccessStream) {
   EXPECT_EQ(a.nr_free, b.nr_free);
   EXPECT_EQ(a.events, b.events);
   uint64_t virtual_zone_lock = 0;
-  for (const LockStatCpu& l : eng.task(0).lock_stats()) virtual_zone_lock += l.acquisitions;
+  for (const LockStatTable::Record& l : eng.task(0).lock_stats()) virtual_zone_lock += l.stat.acquisitions;
   EXPECT_EQ(ue.lock_counters(LockClass::zone_lock).acquisitions, virtual_zone_lock);
   expect_same_counters(ue.accesses(), eng.task(0).accesses());
   ASSERT_GT(ue.stream().size(), 100000u);

@@ -35,7 +35,9 @@ TEST(ReadyQueue, AlwaysYieldsTheSmallestKeyUnderMixedOperations) {
       }
     }
     ASSERT_EQ(q.size(), ref.size());
-    if (!ref.empty()) ASSERT_EQ(q.top(), *ref.begin());
+    if (!ref.empty()) {
+      ASSERT_EQ(q.top(), *ref.begin());
+    }
   }
 }
 

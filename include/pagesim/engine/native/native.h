@@ -22,7 +22,7 @@
 #include "pagesim/error.h"
 #include "pagesim/exec/access_counters.h"
 #include "pagesim/exec/exec.h"
-#include "pagesim/exec/lock_stat.h"
+#include "pagesim/exec/lock_stat_table.h"
 #include "pagesim/exec/stop.h"
 #include "pagesim/exec/tsc.h"
 #include "pagesim/mm/machine.h"
@@ -125,8 +125,7 @@ class NativeCpu {
   static constexpr bool tracks = Track;
 
   NativeCpu(NativeEngine& eng, unsigned cpu)
-      : eng_(&eng), cpu_(cpu), node_(eng.machine().cpu_to_node(cpu)), stats_(eng.options().lock_stat),
-        lockstat_(kNrLockIds) {}
+      : eng_(&eng), cpu_(cpu), node_(eng.machine().cpu_to_node(cpu)), stats_(eng.options().lock_stat) {}
 
   unsigned cpu() const { return cpu_; }
   unsigned node() const { return node_; }
@@ -173,7 +172,7 @@ class NativeCpu {
   void barrier() { eng_->barrier(); }
 
   // --- results, read after the threads joined ---
-  const std::vector<LockStatCpu>& lock_stats() const { return lockstat_; }
+  const LockStatTable& lock_stats() const { return lockstat_; }
   const IrqOffStat& irq_off() const { return irqoff_; }
   const AccessCounters& accesses() const { return access_; }
   const std::vector<LoggedAccess>& log() const { return log_; }
@@ -201,7 +200,7 @@ class NativeCpu {
   uint64_t epoch_ = 0;
   uint64_t sys_t0_ = 0, sys_ticks_ = 0;
   uint64_t hold_word_ = 1;
-  std::vector<LockStatCpu> lockstat_;
+  LockStatTable lockstat_;
   IrqOffStat irqoff_;
   AccessCounters access_;
   std::vector<LoggedAccess> log_;

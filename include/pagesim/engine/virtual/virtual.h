@@ -41,7 +41,7 @@
 #include "pagesim/exec/access_counters.h"
 #include "pagesim/exec/exec.h"
 #include "pagesim/exec/stop.h"
-#include "pagesim/exec/lock_stat.h"
+#include "pagesim/exec/lock_stat_table.h"
 #include "pagesim/engine/virtual/ready_queue.h"
 #include "pagesim/engine/virtual/sched.h"
 #include "pagesim/mm/machine.h"
@@ -115,7 +115,7 @@ class VirtualCpu {
   // --- observation ---
   ps_t clock() const { return clock_; }
   ps_t sys_ps() const { return sys_ps_; }
-  const std::vector<LockStatCpu>& lock_stats() const { return lockstat_; }
+  const LockStatTable& lock_stats() const { return lockstat_; }
   const IrqOffStat& irq_off() const { return irqoff_; }
   const AccessCounters& accesses() const { return access_; }
   // While on, every counted line access is also appended to stream(), in program order (the
@@ -181,7 +181,7 @@ class VirtualCpu {
   uint64_t nr_migrations_ = 0, nr_invol_ = 0, nr_vol_ = 0;
   int pending_cpu_ = -1;  // a balancer's migration, applied at the next scheduler event
   std::vector<Placement> placements_;
-  std::vector<LockStatCpu> lockstat_;
+  LockStatTable lockstat_;
   IrqOffStat irqoff_;
   AccessCounters access_;
   bool record_ = false;
