@@ -156,8 +156,9 @@ Zone* Machine::pfn_zone(pfn_t pfn) {
 void Machine::init_struct_pages(pfn_t start, pfn_t end) {
   for (uint64_t s = start / PAGES_PER_SECTION; s * PAGES_PER_SECTION < end; ++s) {
     if (memmap_->section_initialised(s)) continue;
-    memmap_->init_section(s, [this](Page* p, pfn_t pfn) {
-      const Zone* z = pfn_zone(pfn);
+    const Zone* z = nullptr;  // the previous pfn's: a section rarely spans two zones
+    memmap_->init_section(s, [this, &z](Page* p, pfn_t pfn) {
+      if (!z || !z->zone_spans_pfn(pfn)) z = pfn_zone(pfn);
       init_single_page(p, z ? z->node : 0, z ? z->idx : 0);  // a hole: flags 0
     });
   }
