@@ -101,13 +101,18 @@ class SfArray {
   void set_sharers(const Set& s, int w, uint64_t m) const {
     assert(m != 0);
     uint8_t& b = s.who[w];
-    const bool fits_near = (m >> 32) == 0;
-    if (std::has_single_bit(m) || (b == kNearSlot && !fits_near)) {
+    if (std::has_single_bit(m)) {
       release(s, b);
-      b = static_cast<uint8_t>(std::countr_zero(m));  // a sharer: the way names no slot now
-      if (std::has_single_bit(m)) return;
+      b = static_cast<uint8_t>(std::countr_zero(m));
+      return;
     }
-    if (b < kMaxCoresPerSocket) b = free_slot(s, fits_near);
+    const bool fits_near = (m >> 32) == 0;
+    if (b == kNearSlot && !fits_near) {
+      release(s, b);
+      b = free_slot(s, false);  // a far one: b still names the near slot, so none is taken twice
+    } else if (b < kMaxCoresPerSocket) {
+      b = free_slot(s, fits_near);
+    }
     if (b == kNearSlot)
       set_near_mask(s, static_cast<uint32_t>(m));
     else
