@@ -230,7 +230,7 @@ template <Exec E>
 bool Mm<E>::buddy_merge_likely(pfn_t pfn, pfn_t buddy_pfn, Page* page, unsigned order) {
   if (order >= MAX_ORDER - 2) return false;
   const pfn_t combined_pfn = buddy_pfn & pfn;
-  Page* higher_page = page + (combined_pfn - pfn);
+  Page* higher_page = page + (static_cast<int64_t>(combined_pfn) - static_cast<int64_t>(pfn));  // may step back
   const pfn_t higher_buddy_pfn = combined_pfn ^ (pfn_t{1} << (order + 1));
   Page* higher_buddy = higher_page + (static_cast<int64_t>(higher_buddy_pfn) - static_cast<int64_t>(combined_pfn));
   return page_is_buddy(higher_page, higher_buddy, order + 1);

@@ -43,7 +43,6 @@ class Checker {
   void check_zone(const Zone& z, InvariantReport& r) {
     const std::string zn = fmt::format("node {} zone {}", z.node, z.name());
     const ZoneCensus c = zone_census(z);
-    uint64_t listed_pages = 0;
     // Free lists: nr_free = list lengths; every block a buddy head of its order, aligned, in
     // the zone, on one list only.
     for (unsigned o = 0; o < MAX_ORDER; ++o) {
@@ -76,7 +75,6 @@ class Checker {
         blocks += on_list;
       }
       expect(blocks == area.nr_free, r, "{}: free_area[{}].nr_free = {} but the lists hold {}", zn, o, area.nr_free, blocks);
-      listed_pages += blocks << o;
     }
     // pcp: count = pages on its lists; pages are not buddies and sit on one list.
     for (unsigned cpu = 0; cpu < z.nr_cpus; ++cpu) {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <boost/context/protected_fixedsize_stack.hpp>
 
+#include "fiber_stack.h"
 #include "pagesim/engine/virtual/virtual.h"
 #include "pagesim/error.h"
 
@@ -132,7 +132,7 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
     VirtualCpu& c = *tasks_[i];
     rq_.task_asleep[i] = false;
     c.done_ = false;
-    c.self_ = ctx::fiber(std::allocator_arg, ctx::protected_fixedsize_stack(kStackBytes), [this, &c, &fn](ctx::fiber&& main) {
+    c.self_ = ctx::fiber(std::allocator_arg, FiberStack(kStackBytes), [this, &c, &fn](ctx::fiber&& main) {
       c.caller_ = std::move(main);
       try {
         fn(c);
