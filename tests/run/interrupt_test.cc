@@ -24,10 +24,6 @@ class Interrupt : public ::testing::TestWithParam<std::string> {};
 
 // The progress line's first report inside the first run raises the request, as a SIGINT would.
 TEST_P(Interrupt, StopsTheRunInFlightAndStartsNoOther) {
-#if defined(__SANITIZE_ADDRESS__)
-  // Boost 1.74's fcontext fibers do not tell ASan about stack switches (tests/scenario/shipped_test.cc).
-  if (GetParam() == "virtual") GTEST_SKIP() << "virtual engine under ASan";
-#endif
   const scenario::ScenarioSet set = set_on(GetParam());
   std::atomic<bool> stop{false};
   uint64_t done_at_request = 0, total = 0;

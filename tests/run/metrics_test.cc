@@ -65,10 +65,6 @@ class WorkloadOnEngine : public ::testing::TestWithParam<std::tuple<std::string,
 
 TEST_P(WorkloadOnEngine, ReportsOnlyDeclaredMetrics) {
   const auto& [workload, engine] = GetParam();
-#if defined(__SANITIZE_ADDRESS__)
-  // Boost 1.74's fcontext fibers do not tell ASan about stack switches (tests/scenario/shipped_test.cc).
-  if (engine == "virtual") GTEST_SKIP() << "virtual engine under ASan";
-#endif
   const std::string yaml = fmt::format(
       "machine: {{nodes: 1, cpus_per_node: 2, memory_per_node: 1G}}\n"
       "kernel: {{presets: [v5.17]}}\nworkload: {{name: {}}}\nengine: {}\nwarmup_ops: 2\n",

@@ -268,9 +268,6 @@ void expect_partial_run(const std::string& engine, int sig) {
 
 TEST(Cli, SigintStopsTheUniprocessorRunInFlight) { expect_partial_run("uniprocessor", SIGINT); }
 TEST(Cli, SigtermStopsTheVirtualRunInFlight) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "virtual engine under ASan: Boost 1.74's fcontext fibers do not tell ASan about stack switches";
-#endif
   expect_partial_run("virtual", SIGTERM);
 }
 TEST(Cli, SigintStopsTheNativeRunInFlight) { expect_partial_run("native", SIGINT); }
@@ -284,14 +281,6 @@ nlohmann::json comparable(const fs::path& json) {
   return doc;
 }
 
-// The sharding tests run the virtual engine, which ASan cannot follow (Boost 1.74's fcontext
-// fibers do not tell it about stack switches): they run in the normal build only.
-#if defined(__SANITIZE_ADDRESS__)
-#define PAGESIM_SKIP_VIRTUAL_UNDER_ASAN() GTEST_SKIP() << "virtual engine under ASan"
-#else
-#define PAGESIM_SKIP_VIRTUAL_UNDER_ASAN() (void)0
-#endif
-
 // A small sweep on the virtual engine (deterministic): 3 points x 2 variants x 2 repeats.
 std::string sweep_args() {
   return quote(std::string(PAGESIM_SOURCE_DIR) + "/tests/scenario/golden/small.yaml") +
@@ -301,7 +290,6 @@ std::string sweep_args() {
 // Shards merged are the serial run: the same JSON (wall time aside), CSV and procfs tree, for
 // a shard count that does not divide the 12 runs.
 TEST(Cli, ShardsMergeIntoTheSerialRun) {
-  PAGESIM_SKIP_VIRTUAL_UNDER_ASAN();
   const fs::path dir = fresh_dir();
   ASSERT_EQ(pagesim("run " + sweep_args() + " --out " + quote((dir / "serial").string()), dir).code, 0);
   std::string shards;
@@ -321,7 +309,6 @@ TEST(Cli, ShardsMergeIntoTheSerialRun) {
 }
 
 TEST(Cli, MergeRefusesShardsOfDifferentRuns) {
-  PAGESIM_SKIP_VIRTUAL_UNDER_ASAN();
   const fs::path dir = fresh_dir();
   const auto shard = [&](const std::string& name, const std::string& k, const std::string& extra) {
     const fs::path out = dir / name;
@@ -352,7 +339,6 @@ TEST(Cli, MergeRefusesShardsOfDifferentRuns) {
 
 // GNU parallel (Debian's `parallel`) runs the shards; pagesim merge joins them.
 TEST(Cli, GnuParallelRunsTheShards) {
-  PAGESIM_SKIP_VIRTUAL_UNDER_ASAN();
   if (std::system("parallel --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "GNU parallel is not installed (apt install parallel)";
   const fs::path dir = fresh_dir();
   ASSERT_EQ(pagesim("run " + sweep_args() + " --out " + quote((dir / "serial").string()), dir).code, 0);
@@ -381,7 +367,6 @@ TEST(Cli, SlurmWritesAnArrayJobAndADependentMerge) {
 // The script on a real Slurm (slurmctld + slurmd, Debian's slurm-wlm): the array's shards and
 // the dependent merge give the serial run's result.
 TEST(Cli, SlurmJobArrayGivesTheSerialResult) {
-  PAGESIM_SKIP_VIRTUAL_UNDER_ASAN();
   if (std::system("sinfo -h >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "no Slurm controller answers (apt install slurm-wlm, then start munged, slurmctld and slurmd)";
   const fs::path dir = fresh_dir();

@@ -26,11 +26,6 @@ TEST_P(Shipped, RunsShort) {
   LoadOptions opt;
   opt.engines = run::engine_names();
   const ScenarioSet set = load_file(path, opt);
-#if defined(__SANITIZE_ADDRESS__)
-  // Boost 1.74's fcontext fibers do not tell ASan about stack switches, so ASan reports false
-  // stack errors inside the virtual engine; its scenarios run in the normal build only.
-  if (set.front().engine == "virtual") GTEST_SKIP() << "virtual engine under ASan";
-#endif
   run::RunOptions ro;
   ro.short_mode = true;
   const std::vector<run::RunResult> runs = run::run_all(set, ro);

@@ -72,9 +72,6 @@ double modelled_gbs(unsigned cpus, const std::string& mode = "per_subpage") {
 // 16 threads ask 127.2 GB/s, under the socket's bandwidth; 32 ask 254.4 and get the socket's
 // 175.7 (each 5.49). The first clears of a burst start alone and run faster, hence the 2%.
 TEST(ClearHugePage, VirtualEngineSaturatesTheSocket) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "virtual engine under ASan: Boost 1.74's fcontext fibers do not tell ASan about stack switches";
-#endif
   EXPECT_NEAR(modelled_gbs(1), 7.95, 0.01);
   EXPECT_NEAR(modelled_gbs(16), 16 * 7.95, 16 * 7.95 * 0.02);
   EXPECT_NEAR(modelled_gbs(32), 175.7, 175.7 * 0.02);
@@ -84,9 +81,6 @@ TEST(ClearHugePage, VirtualEngineSaturatesTheSocket) {
 // Multi-page clearing at the file's 11.39 GB/s per thread: 8 threads ask 91.1 GB/s, under the
 // socket's 175.7; 16 ask 182.2 and are held to 175.7, where per-subpage clearing (127.2) is not.
 TEST(ClearHugePage, VirtualEngineMultiPageRate) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "virtual engine under ASan: Boost 1.74's fcontext fibers do not tell ASan about stack switches";
-#endif
   EXPECT_NEAR(modelled_gbs(1, "multi_page"), 11.39, 0.01);
   EXPECT_NEAR(modelled_gbs(8, "multi_page"), 8 * 11.39, 8 * 11.39 * 0.02);
   EXPECT_NEAR(modelled_gbs(16, "multi_page"), 175.7, 175.7 * 0.02);
@@ -142,9 +136,6 @@ TEST(ClearHugePage, PerSubpageClearsAPartialLastSubpage) {
 //    1 / (1/8 / 42.78 + 7/8 / 19.2) = 20.62 GB/s. Near each node change the new node's clears
 //    start with fewer sharers and run faster; 256 rounds of 16 clears per node keep that in 2%.
 TEST(ClearHugePage, VirtualEngineSeed002Box) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "virtual engine under ASan: Boost 1.74's fcontext fibers do not tell ASan about stack switches";
-#endif
   const std::string file = (std::filesystem::path(vt::default_machine_file()).parent_path() / "xeon-e7-8895v3-8s.yaml").string();
   const std::string box = "{nodes: 8, cpus_per_node: 16, memory_per_node: 256M}";
   auto gbs = [&](const std::string& machine, unsigned threads, const std::string& size, unsigned page_nodes) {
