@@ -268,8 +268,7 @@ unsigned auto_jobs(const scenario::ScenarioSet& set) {
 
 std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOptions& opt) {
   struct Job {
-    const scenario::Scenario* sc;
-    size_t scenario;  // sc's place in the set
+    size_t scenario;  // in the set
     size_t variant;
     unsigned repeat;
   };
@@ -278,7 +277,7 @@ std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOption
   for (size_t i = 0; i < set.size(); ++i)
     for (unsigned rep = 0; rep < set[i].repeats; ++rep)
       for (size_t v = 0; v < set[i].variants.size(); ++v)
-        if (opt.shard.holds(index++)) jobs.push_back({&set[i], i, v, rep});
+        if (opt.shard.holds(index++)) jobs.push_back({i, v, rep});
   const bool native = std::any_of(set.begin(), set.end(), [](const scenario::Scenario& sc) { return sc.engine == "native"; });
   // An explicit count is still held to what host memory holds: each run has its own memmap.
   const unsigned asked = opt.jobs ? std::min(opt.jobs, memory_jobs(set)) : auto_jobs(set);
@@ -316,7 +315,7 @@ std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOption
       const size_t i = order[k];
       if (opt.interrupt && opt.interrupt->load()) return;
       try {
-        done[i] = run_one(*jobs[i].sc, jobs[i].variant, jobs[i].repeat, serial);
+        done[i] = run_one(set[jobs[i].scenario], jobs[i].variant, jobs[i].repeat, serial);
       } catch (...) {
         errors[i] = std::current_exception();
         next = jobs.size();  // start nothing new

@@ -30,21 +30,21 @@ TEST(Jobs, HostMemoryBoundsTheRunsAtOnce) {
   EXPECT_EQ(auto_jobs(huge), 1u);
   // A 64 MiB machine (a 1 MiB memmap plus the margin) fits many times.
   const scenario::ScenarioSet small = machine_of("64M");
-  if (avail > (1u << 30)) EXPECT_GE(memory_jobs(small), 2u);
+  if (avail > (1u << 30)) {
+    EXPECT_GE(memory_jobs(small), 2u);
+  }
   EXPECT_LE(auto_jobs(small), 8u);  // never more than the set's runs
 }
 
 // The repeats of one variant start side by side (they cost about the same, so workers finish
 // together); the results stay in run order, repeat by repeat.
 TEST(Jobs, RepeatsOfAVariantStartTogetherAndResultsStayInRunOrder) {
+  scenario::LoadOptions lo;
+  lo.engines = engine_names();
   const scenario::ScenarioSet set = scenario::load_string(
       "machine: {nodes: 1, cpus_per_node: 1, memory_per_node: 64M}\nkernel: {presets: [v5.17, v5.18]}\n"
       "workload: {name: random_mixed, params: {ops: 200}}\nrepeats: 2\n",
-      "order.yaml", [] {
-        scenario::LoadOptions o;
-        o.engines = engine_names();
-        return o;
-      }());
+      "order.yaml", lo);
   std::vector<std::pair<std::string, unsigned>> started;
   RunOptions opt;
   opt.jobs = 1;
