@@ -1,8 +1,10 @@
-// The virtual engine's fiber stacks: Boost's guard-paged stacks, which AddressSanitizer forgets
-// when they are released. Internal to pagesim_engine_virtual.
+// The virtual engine's fiber stacks: Boost's guard-paged stacks, pooled across runs, which
+// AddressSanitizer forgets when they are released. Internal to pagesim_engine_virtual.
 #pragma once
 
 #include <cstddef>
+#include <vector>
+
 #include <boost/context/protected_fixedsize_stack.hpp>
 #include <boost/context/stack_context.hpp>
 
@@ -19,25 +21,57 @@
 
 namespace pagesim {
 
+// The stacks of an engine's fibers, kept from one run to the next: a run of 128 tasks would
+// otherwise map 128 guard-paged stacks, fault their first pages in and unmap them again, each
+// unmap a TLB shootdown, which a benchmark's 100-ms runs pay for in kernel time.
+//
 // A fiber leaves its stack by a context switch, never by returning, so under ASan the redzones
-// of the frames it was in stay poisoned after its stack is unmapped. The next mapping at that
-// address (another run's fiber stack, a cache model's sets) would then be reported as a stack
-// buffer overflow. Unpoisoning the stack as it is released makes its memory plain memory again.
-class FiberStack {
+// of the frames it was in stay poisoned when the stack is released. The next fiber on that
+// stack, or the next mapping at its address once the pool is gone, would then be reported as
+// a stack buffer overflow. Unpoisoning the stack as it is released makes it plain memory again.
+class FiberStackPool {
  public:
-  explicit FiberStack(std::size_t bytes) : stacks_(bytes) {}
+  explicit FiberStackPool(std::size_t bytes) : stacks_(bytes) {}
+  ~FiberStackPool() {
+    for (boost::context::stack_context& sc : free_) stacks_.deallocate(sc);
+  }
+  FiberStackPool(const FiberStackPool&) = delete;
+  FiberStackPool& operator=(const FiberStackPool&) = delete;
 
-  boost::context::stack_context allocate() { return stacks_.allocate(); }
-  void deallocate(boost::context::stack_context& sc) noexcept {
+  boost::context::stack_context allocate() {
+    if (free_.empty()) {
+      free_.reserve(++mapped_);  // so that release() never allocates
+      return stacks_.allocate();
+    }
+    const boost::context::stack_context sc = free_.back();
+    free_.pop_back();
+    return sc;
+  }
+  std::size_t mapped() const { return mapped_; }  // stacks ever mapped: the most fibers at once
+  void release(boost::context::stack_context& sc) noexcept {
 #ifdef PAGESIM_ASAN
     // sp is the top: stacks grow down from it.
     __asan_unpoison_memory_region(static_cast<char*>(sc.sp) - sc.size, sc.size);
 #endif
-    stacks_.deallocate(sc);
+    free_.push_back(sc);
   }
 
  private:
   boost::context::protected_fixedsize_stack stacks_;
+  std::vector<boost::context::stack_context> free_;
+  std::size_t mapped_ = 0;
+};
+
+// The stack allocator each fiber is made with: a handle to the engine's pool, which outlives
+// every fiber of the engine.
+class FiberStack {
+ public:
+  explicit FiberStack(FiberStackPool& pool) : pool_(&pool) {}
+  boost::context::stack_context allocate() { return pool_->allocate(); }
+  void deallocate(boost::context::stack_context& sc) noexcept { pool_->release(sc); }
+
+ private:
+  FiberStackPool* pool_;
 };
 
 }  // namespace pagesim

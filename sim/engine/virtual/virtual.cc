@@ -42,7 +42,7 @@ VirtualEngine::VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOpti
     : m_(m), model_(std::move(model)), opt_(opt), policy_(std::move(policy)),
       // The report reads the cache model's counts by outcome, kind, site and lock, never per line.
       cache_(geometry_for(m.spec(), model_), cache::PerLineContention::dropped),
-      locks_(kNrLockIds), clears_(m.nr_nodes()), dram_load_(m.nr_nodes()) {
+      stacks_(std::make_unique<FiberStackPool>(kStackBytes)), locks_(kNrLockIds), clears_(m.nr_nodes()), dram_load_(m.nr_nodes()) {
   for (unsigned o = 0; o < cache::kNumOutcomes; ++o) {
     overlapped_ps_[o] = model_.latency(static_cast<cache::Outcome>(o)) / model_.mlp;
     streamed_ps_[o] = model_.latency(static_cast<cache::Outcome>(o)) / model_.stream_mlp;
@@ -69,6 +69,8 @@ VirtualEngine::VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOpti
 }
 
 VirtualEngine::~VirtualEngine() = default;
+
+size_t VirtualEngine::fiber_stacks_mapped() const { return stacks_->mapped(); }
 
 ps_t VirtualEngine::now() const {
   ps_t t = 0;
@@ -132,7 +134,7 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
     VirtualCpu& c = *tasks_[i];
     rq_.task_asleep[i] = false;
     c.done_ = false;
-    c.self_ = ctx::fiber(std::allocator_arg, FiberStack(kStackBytes), [this, &c, &fn](ctx::fiber&& main) {
+    c.self_ = ctx::fiber(std::allocator_arg, FiberStack(*stacks_), [this, &c, &fn](ctx::fiber&& main) {
       c.caller_ = std::move(main);
       try {
         fn(c);

@@ -300,5 +300,31 @@ TEST(VirtualSched, ALockNeverReleasedIsADeadlock) {
   EXPECT_THROW(eng.run(2, [&](VirtualCpu& ex) { ex.lock(l, Site::rmqueue_bulk); }), ModelError);
 }
 
+// A run's fibers give their stacks back to the engine, and later runs take them again, also
+// after a run that ended in an error and had its suspended fibers unwound.
+TEST(VirtualRuns, LaterRunsReuseTheFiberStacks) {
+  auto m = test::machine(2, 4, 64ull << 20);
+  VirtualEngine eng(*m, test_model());
+  unsigned finished = 0;
+  const auto step = [&](VirtualCpu& ex) {
+    ex.work(10 + ex.task(), Site::unknown);
+    ex.sync();
+    ++finished;
+  };
+  eng.run(4, step);
+  EXPECT_EQ(eng.fiber_stacks_mapped(), 4u);
+  eng.run(4, step);
+  eng.run(2, step);
+  EXPECT_EQ(eng.fiber_stacks_mapped(), 4u);
+  eng.run(6, step);
+  EXPECT_EQ(eng.fiber_stacks_mapped(), 6u);
+  spinlock_t l;
+  init_lock(l);
+  EXPECT_THROW(eng.run(2, [&](VirtualCpu& ex) { ex.lock(l, Site::rmqueue_bulk); }), ModelError);
+  eng.run(6, step);
+  EXPECT_EQ(eng.fiber_stacks_mapped(), 6u);
+  EXPECT_EQ(finished, 4u + 4 + 2 + 6 + 6);
+}
+
 }  // namespace
 }  // namespace pagesim

@@ -58,6 +58,7 @@ struct VirtualOptions {
 };
 
 class VirtualEngine;
+class FiberStackPool;  // sim/engine/virtual/fiber_stack.h
 
 // One task and the vCPU it runs on: the Exec of the model code that the task executes.
 class VirtualCpu {
@@ -225,6 +226,8 @@ class VirtualEngine {
   // tasks' accesses interleave on the host, and so how much of the model's state each switch
   // finds cold in the host's caches.
   uint64_t causality_yields() const { return causality_yields_; }
+  // Fiber stacks mapped so far: the most tasks of any run, since later runs reuse them.
+  size_t fiber_stacks_mapped() const;
   // The cache model's CPU of vCPU c (its node's socket, its index within the node).
   unsigned model_cpu(unsigned c) const { return model_cpu_[c]; }
   const Runqueues& runqueues() const { return rq_; }
@@ -289,6 +292,7 @@ class VirtualEngine {
   std::unique_ptr<SchedPolicy> policy_;
   cache::CacheModel cache_;
   std::vector<unsigned> model_cpu_;
+  std::unique_ptr<FiberStackPool> stacks_;  // before tasks_: their fibers give their stacks back
   std::vector<std::unique_ptr<VirtualCpu>> tasks_;
   ReadyQueue ready_;
   unsigned current_ = 0;  // the running task: whose continuation a switch back to run() returns
