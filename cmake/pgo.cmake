@@ -21,7 +21,9 @@ ExternalProject_Add(pgo_instrumented
   SOURCE_DIR ${PROJECT_SOURCE_DIR}
   BINARY_DIR ${pgo_dir}/build
   CMAKE_GENERATOR Ninja
-  CMAKE_ARGS -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE} -DPAGESIM_NATIVE=${PAGESIM_NATIVE} -DPAGESIM_BUILD_BENCH=OFF -DPAGESIM_PGO=OFF
+  # The same compiler: another one could not read the profile, or would not match its objects.
+  CMAKE_ARGS -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER} -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
+             -DPAGESIM_NATIVE=${PAGESIM_NATIVE} -DPAGESIM_BUILD_BENCH=OFF -DPAGESIM_PGO=OFF
              "-DCMAKE_CXX_FLAGS=${CMAKE_CXX_FLAGS} -fprofile-generate=${pgo_profile} -fprofile-prefix-path=${pgo_dir}/build -fprofile-update=prefer-atomic"
              "-DCMAKE_EXE_LINKER_FLAGS=${CMAKE_EXE_LINKER_FLAGS} -fprofile-generate"
   BUILD_COMMAND ${CMAKE_COMMAND} --build <BINARY_DIR> --target pagesim

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """-DPAGESIM_PGO=ON (cmake/pgo.cmake) configures a build whose objects are compiled with the
-profile and wait for the training run, and refuses to go with the sanitizers. Configures only:
+profile and wait for the training run, and refuses to go with the sanitizers; tools/pgo-train
+refuses a wrong argument count with exit 2. Configures only:
 the build and the training take minutes (docs/performance.md, "Build flags").
 Exits 1 with the failed check.
     tests/pgo_configure_test.py [SOURCE_DIR]
@@ -13,9 +14,8 @@ import tempfile
 
 
 def configure(root, build, *args):
-    return subprocess.run(["cmake", "-S", root, "-B", build, "-G", "Ninja", "-DCMAKE_CXX_COMPILER=g++", "-DPAGESIM_BUILD_BENCH=OFF",
-                           *args],
-                          capture_output=True, text=True, timeout=300)
+    cmd = ["cmake", "-S", root, "-B", build, "-G", "Ninja", "-DCMAKE_CXX_COMPILER=g++", "-DPAGESIM_BUILD_BENCH=OFF", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
 def main():
@@ -43,6 +43,9 @@ def main():
         r = configure(root, build, "-DPAGESIM_PGO=ON", "-DPAGESIM_SANITIZE=thread")
         if r.returncode == 0 or "PAGESIM_PGO" not in r.stderr:
             sys.exit(f"PAGESIM_PGO with a sanitizer: exit {r.returncode}, stderr {r.stderr!r}")
+    r = subprocess.run([os.path.join(root, "tools", "pgo-train")], capture_output=True, text=True, timeout=60)
+    if r.returncode != 2 or "usage: tools/pgo-train" not in r.stderr:
+        sys.exit(f"pgo-train without arguments: exit {r.returncode}, stderr {r.stderr!r}")
     print("ok")
 
 
