@@ -5,8 +5,8 @@
 # instrumented build, the training (about 3 minutes) and a full rebuild. For measurement and
 # long runs, not for development (docs/performance.md, "Build flags").
 if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-  message(FATAL_ERROR "PAGESIM_PGO needs GCC (-fprofile-prefix-path); the compiler is ${CMAKE_CXX_COMPILER_ID}: "
-                      "configure a new build directory with CXX=g++")
+  message(FATAL_ERROR "PAGESIM_PGO needs GCC (-fprofile-prefix-path); the compiler is "
+                      "${CMAKE_CXX_COMPILER_ID}: configure a new build directory with CXX=g++")
 endif()
 if(PAGESIM_SANITIZE OR PAGESIM_FUZZ)
   message(FATAL_ERROR "PAGESIM_PGO builds measure; it does not go with PAGESIM_SANITIZE or PAGESIM_FUZZ")
