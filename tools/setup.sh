@@ -23,7 +23,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# clang's code runs the virtual engine 5-7% faster than GCC's, with equal results
+# clang's code runs the 128-vCPU model 5-7% faster than GCC's, with equal results
 # (docs/performance.md, "Build flags"). CXX chooses another; a build directory keeps the
 # compiler it was first configured with.
 export CXX=${CXX:-clang++}
