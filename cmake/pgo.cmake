@@ -2,7 +2,7 @@
 # <build>/pgo/build, runs tools/pgo-train, and every object of this build is compiled with the
 # profile that run leaves in <build>/pgo/profile. The profile is remade whenever the
 # instrumented binary changes, and every object depends on it: a source edit costs the
-# instrumented build, the training (about 3 minutes) and a full rebuild. For measurement and
+# instrumented build, the training (minutes) and a full rebuild. For measurement and
 # long runs, not for development (docs/performance.md, "Build flags").
 if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   message(FATAL_ERROR "PAGESIM_PGO needs GCC (-fprofile-prefix-path); the compiler is "

@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """-DPAGESIM_PGO=ON (cmake/pgo.cmake) configures a build whose objects are compiled with the
 profile and wait for the training run, and refuses to go with the sanitizers; tools/pgo-train
-refuses a wrong argument count with exit 2. Configures only:
-the build and the training take minutes (docs/performance.md, "Build flags").
-Exits 1 with the failed check.
+refuses a wrong argument count with exit 2. Configures only: the build and the training take
+minutes (docs/performance.md, "Build flags"). Exits 1 with the failed check.
     tests/pgo_configure_test.py [SOURCE_DIR]
 """
 import json
