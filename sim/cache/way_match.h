@@ -67,53 +67,80 @@ namespace pagesim::cache::internal {
   return empty < 0 ? n - 1 : static_cast<unsigned>(empty);
 }
 
+// One fixed-size block of an LRU move: if the `Bytes / sizeof(T)` entries below s[i] (for
+// shift_up_one) or from s[i] on (for shift_down_one) are still to move, moves them by one and
+// steps i past them. The tails of the moves are such steps, at most one of each size, not
+// loops: clang turned an entry-by-entry loop into a call to memmove (the snoop filter's sharer
+// bytes) or a vectorised loop with run-time checks.
+template <unsigned Bytes, class T>
+[[gnu::always_inline]] inline void block_up(T* s, unsigned& i) {
+  constexpr unsigned k = Bytes / sizeof(T);
+  if constexpr (k > 0) {
+    if (i >= k) {
+      unsigned char v[Bytes];
+      std::memcpy(v, static_cast<const void*>(s + i - k), Bytes);
+      std::memcpy(static_cast<void*>(s + i - k + 1), v, Bytes);
+      i -= k;
+    }
+  }
+}
+
+template <unsigned Bytes, class T>
+[[gnu::always_inline]] inline void block_down(T* s, unsigned& i, unsigned n) {
+  constexpr unsigned k = Bytes / sizeof(T);
+  if constexpr (k > 0) {
+    if (i + k <= n) {
+      unsigned char v[Bytes];
+      std::memcpy(v, static_cast<const void*>(s + i + 1), Bytes);
+      std::memcpy(static_cast<void*>(s + i), v, Bytes);
+      i += k;
+    }
+  }
+}
+
 // Moves s[0, n) to s[1, n], as an LRU set does to make room at its front: 16 bytes at a time
-// from the top (each block is read before the one below it is overwritten), then 8, then one
-// entry at a time. T is a trivially copyable tag, key or slot number.
+// from the top (each block is read before the one below it is overwritten), then one block
+// each of 8, 4, 2 and 1 bytes. T is a trivially copyable tag, key or slot number.
 template <class T>
 [[gnu::always_inline]] inline void shift_up_one(T* s, unsigned n) {
   static_assert(std::is_trivially_copyable_v<T> && 16 % sizeof(T) == 0);
-  constexpr unsigned k16 = 16 / sizeof(T), k8 = 8 / sizeof(T);
+  constexpr unsigned k16 = 16 / sizeof(T);
   unsigned i = n;
 #if defined(__SSE2__)
   for (; i >= k16; i -= k16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i - k16));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(s + i - k16 + 1), v);
   }
+#else
+  while (i >= k16) block_up<16>(s, i);
 #endif
-  if constexpr (k8 > 1) {
-    for (; i >= k8; i -= k8) {
-      uint64_t v;
-      std::memcpy(&v, static_cast<const void*>(s + i - k8), 8);
-      std::memcpy(static_cast<void*>(s + i - k8 + 1), &v, 8);
-    }
-  }
-  for (; i > 0; --i) s[i] = s[i - 1];
+  block_up<8>(s, i);
+  block_up<4>(s, i);
+  block_up<2>(s, i);
+  block_up<1>(s, i);
 }
 
 // Moves s[1, n + 1) to s[0, n), as an LRU set does to close the gap an erased way leaves: 16
-// bytes at a time from the bottom (a store covers only entries already read), then 8, then
-// one entry at a time. No test per entry: the empty entries at a set's tail move like the
-// others.
+// bytes at a time from the bottom (a store covers only entries already read), then one block
+// each of 8, 4, 2 and 1 bytes. No test per entry: the empty entries at a set's tail move like
+// the others.
 template <class T>
 [[gnu::always_inline]] inline void shift_down_one(T* s, unsigned n) {
   static_assert(std::is_trivially_copyable_v<T> && 16 % sizeof(T) == 0);
-  constexpr unsigned k16 = 16 / sizeof(T), k8 = 8 / sizeof(T);
+  constexpr unsigned k16 = 16 / sizeof(T);
   unsigned i = 0;
 #if defined(__SSE2__)
   for (; i + k16 <= n; i += k16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 1));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(s + i), v);
   }
+#else
+  while (i + k16 <= n) block_down<16>(s, i, n);
 #endif
-  if constexpr (k8 > 1) {
-    for (; i + k8 <= n; i += k8) {
-      uint64_t v;
-      std::memcpy(&v, static_cast<const void*>(s + i + 1), 8);
-      std::memcpy(static_cast<void*>(s + i), &v, 8);
-    }
-  }
-  for (; i < n; ++i) s[i] = s[i + 1];
+  block_down<8>(s, i, n);
+  block_down<4>(s, i, n);
+  block_down<2>(s, i, n);
+  block_down<1>(s, i, n);
 }
 
 }  // namespace pagesim::cache::internal
