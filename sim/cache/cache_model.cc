@@ -331,12 +331,21 @@ CacheModel& CacheModel::operator=(CacheModel&&) noexcept = default;
 
 const CacheGeometry& CacheModel::geometry() const { return impl_->g; }
 
+namespace {
+
+// Out of line, so that its strings do not widen access()'s frame.
+[[noreturn, gnu::cold, gnu::noinline]] void throw_out_of_range(unsigned cpu, uint16_t home_node, uint64_t line) {
+  throw ModelError("cache access out of range: cpu " + std::to_string(cpu) + ", node " + std::to_string(home_node) +
+                   ", line " + std::to_string(line));
+}
+
+}  // namespace
+
 Outcome CacheModel::access(unsigned cpu, uint64_t line, uint16_t home_node, AccessKind kind,
                            const Attribution& attr) {
   Impl& m = *impl_;
-  if (cpu >= m.cpu_core.size() || home_node >= m.g.sockets || (line >> 62))
-    throw ModelError("cache access out of range: cpu " + std::to_string(cpu) + ", node " +
-                     std::to_string(home_node) + ", line " + std::to_string(line));
+  if (cpu >= m.cpu_core.size() || home_node >= m.g.sockets || (line >> 62)) [[unlikely]]
+    throw_out_of_range(cpu, home_node, line);
   const unsigned socket = m.cpu_socket[cpu];
   const bool write = kind == AccessKind::store || kind == AccessKind::rmw;
   Outcome o = m.access(m.cpu_core[cpu], socket, {line, m.ids.id(line)}, home_node, write, attr);
