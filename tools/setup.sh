@@ -10,7 +10,7 @@ shift || true
 packages=(g++ cmake ninja-build pkg-config libboost-dev libboost-context-dev libabsl-dev libfmt-dev
           libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev liblzma-dev gnuplot-nox
           python3-minimal clang parallel)
-# python3: tools/usemem-placement.py, tests/layering_test.py; clang: the compiler (below) and
+# python3: tools/usemem-placement.py, tests/layering_test.py; clang: the compiler (CMakeLists.txt) and
 # tools/fuzz; g++: the TSan build of .ci/run and PGO; parallel: the GNU parallel sharding test.
 missing=()
 for p in "${packages[@]}"; do
@@ -23,9 +23,5 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# clang's code runs the 128-vCPU model 5-7% faster than GCC's, with equal results
-# (docs/performance.md, "Build flags"). CXX chooses another; a build directory keeps the
-# compiler it was first configured with.
-export CXX=${CXX:-clang++}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 ninja -C "$build_dir"
