@@ -34,7 +34,15 @@ namespace pagesim::cache::internal {
     const __m128i hi = _mm_packs_epi32(eq4(w + 8), eq4(w + 12));
     return static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(lo, hi)));
   };
-  // Sets of up to 16 ways (every level of the shipped machines but L2): one step, no loop.
+  // Sets of up to 12 ways (L1, LLC and snoop filter of the shipped machines): three compares,
+  // no read of the next set's first host line.
+  if (n <= 12) {
+    const __m128i hi = eq4(ways + 8);
+    return static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(eq4(ways), eq4(ways + 4)),
+                                                                   _mm_packs_epi32(hi, hi)))) &
+           ((uint32_t{1} << n) - 1);
+  }
+  // Sets of up to 16 ways: one step, no loop.
   if (n <= 16) return eq16(ways) & ((uint32_t{1} << n) - 1);
   unsigned w = 0;
   for (; w + 16 <= n; w += 16) hits |= uint64_t{eq16(ways + w)} << w;

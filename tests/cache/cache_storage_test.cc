@@ -39,6 +39,7 @@ TEST(MatchWays, AgreesWithAWayByWayScanForEveryWidth) {
   // Ways past n never match, even when they hold the key.
   ways.assign(ways.size(), 8);
   EXPECT_EQ(match_ways(ways.data(), 5, 8, ~uint32_t{0}), 0x1fu);
+  EXPECT_EQ(match_ways(ways.data(), 12, 8, ~uint32_t{0}), 0xfffu);  // three compares, the third's lanes twice
   EXPECT_EQ(first_way(ways.data(), 0, 8, ~uint32_t{0}), -1);
 }
 
