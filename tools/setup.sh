@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian 12 packages only), configures and builds pagesim.
 # Idempotent: packages already installed are not touched.
-#   tools/setup.sh [BUILD_DIR] [extra cmake args...]
+#   [PAGESIM_PGO=OFF] tools/setup.sh [BUILD_DIR] [extra cmake args...]
+# A new build directory gets GCC's profile-guided build (cmake/pgo.cmake), the fastest measured
+# (docs/performance.md, "Build flags"): minutes more to build, and every source edit costs a
+# retraining, so for development set PAGESIM_PGO=OFF (CMakeLists.txt's default compiler, clang).
+# A directory already configured keeps its configuration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build}
@@ -23,5 +27,10 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+pgo=()
+if [ ! -f "$build_dir/CMakeCache.txt" ] && [ "${PAGESIM_PGO:-ON}" = ON ]; then
+  pgo=(-DCMAKE_CXX_COMPILER=g++ -DPAGESIM_PGO=ON)
+  echo "setup: a profile-guided GCC build in $build_dir (PAGESIM_PGO=OFF for a plain one)" >&2
+fi
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${pgo[@]}" "$@" >/dev/null
 ninja -C "$build_dir"
