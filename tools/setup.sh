@@ -14,8 +14,9 @@ shift || true
 packages=(g++ cmake ninja-build pkg-config libboost-dev libboost-context-dev libabsl-dev libfmt-dev
           libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev liblzma-dev gnuplot-nox
           python3-minimal clang parallel)
-# python3: tools/usemem-placement.py, tests/layering_test.py; clang: the compiler (CMakeLists.txt) and
-# tools/fuzz; g++: the TSan build of .ci/run and PGO; parallel: the GNU parallel sharding test.
+# python3: tools/usemem-placement.py, tests/layering_test.py; g++: the profile-guided build (below)
+# and the TSan build of .ci/run; clang: plain builds (CMakeLists.txt) and tools/fuzz; parallel: the
+# GNU parallel sharding test.
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

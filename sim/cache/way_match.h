@@ -29,18 +29,15 @@ namespace pagesim::cache::internal {
     return _mm_cmpeq_epi32(_mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)), m), k);
   };
   // Four compares (each lane 0 or -1) narrowed to sixteen bytes: one movemask per step.
-  auto eq16 = [&](const uint32_t* w) {
-    const __m128i lo = _mm_packs_epi32(eq4(w), eq4(w + 4));
-    const __m128i hi = _mm_packs_epi32(eq4(w + 8), eq4(w + 12));
-    return static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(lo, hi)));
+  auto narrow = [](__m128i a, __m128i b, __m128i c, __m128i d) {
+    return static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d))));
   };
+  auto eq16 = [&](const uint32_t* w) { return narrow(eq4(w), eq4(w + 4), eq4(w + 8), eq4(w + 12)); };
   // Sets of up to 12 ways (L1, LLC and snoop filter of the shipped machines): three compares,
-  // no read of the next set's first host line.
+  // the third's lanes twice, and no read of the next set's first host line.
   if (n <= 12) {
-    const __m128i hi = eq4(ways + 8);
-    return static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(eq4(ways), eq4(ways + 4)),
-                                                                   _mm_packs_epi32(hi, hi)))) &
-           ((uint32_t{1} << n) - 1);
+    const __m128i c = eq4(ways + 8);
+    return narrow(eq4(ways), eq4(ways + 4), c, c) & ((uint32_t{1} << n) - 1);
   }
   // Sets of up to 16 ways: one step, no loop.
   if (n <= 16) return eq16(ways) & ((uint32_t{1} << n) - 1);
