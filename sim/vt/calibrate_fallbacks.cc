@@ -94,28 +94,20 @@ void apply_fallbacks(Calibration& c) {
   not_measured(c, "memory.loaded_latency",
                "needs latency probes under a controlled background load from many cores (MLC's loaded-latency mode), which two "
                "shared vCPUs cannot give",
-               "no rise with load: only demand above the bandwidth stretches latency (memory_model.cc)");
-  m.bytes_per_store_miss = 2 * cache::kLineBytes;
-  not_measured(c, "memory.bytes_per_store_miss", "a definition, not a timing",
-               "the line read for ownership plus its write-back, 2 x 64 bytes, as in the shipped machine");
+               "no rise with load on the links: the DRAM controller's queue (one channel at the measured bandwidth) prices the load");
+  m.directory_writes = false;
+  not_measured(c, "memory.directory_writes", remote, "none: one socket has no remote owners to record");
   const MachineModel shipped;  // the defaults are the shipped machine's
   const std::string mlp_reason = "not implemented: needs a sweep of concurrent chases, whose knee a noisy 2-vCPU VM blurs";
   m.mlp = shipped.mlp;
   not_measured(c, "memory.mlp", mlp_reason, "the shipped machine's assumption (about 10 misses in flight), not this host's");
   m.stream_mlp = shipped.stream_mlp;
   not_measured(c, "memory.stream_mlp", mlp_reason, "the shipped machine's assumption (the L2 streamer runs ahead of demand), not this host's");
-  m.store_mlp = shipped.store_mlp;
-  not_measured(c, "memory.store_mlp", mlp_reason, "the shipped machine's assumption (RFOs in flight in a random store loop), not this host's");
 
   m.lock_line_same_ps = lat(Outcome::hitm_local);
   not_measured(c, "locks.line_transfer_same_socket_ns", pair, "hitm_local_ns: a handoff moves the lock's line out of the holder's core");
   m.lock_line_cross_ps = m.lock_line_same_ps;
   not_measured(c, "locks.line_transfer_cross_socket_ns", remote, "copied from line_transfer_same_socket_ns, " + uniform);
-  m.mcs_write_same_ps = m.lock_line_same_ps;
-  not_measured(c, "locks.mcs_node_write_same_socket_ns", pair,
-               "line_transfer_same_socket_ns: one more line transfer of the same kind, as the shipped machine assumes");
-  m.mcs_write_cross_ps = m.mcs_write_same_ps;
-  not_measured(c, "locks.mcs_node_write_cross_socket_ns", remote, "copied from mcs_node_write_same_socket_ns, " + uniform);
 }
 
 }  // namespace pagesim::vt

@@ -46,6 +46,28 @@ cache::CacheLevel level(const MapView& caches, std::string_view key) {
   return cache::CacheLevel::of_size(bytes, ways);
 }
 
+const std::vector<std::string> kDramKeys = {"channels", "ranks_per_channel", "banks_per_rank", "data_rate_mts", "row_bytes",
+                                            "tRC_ns", "tFAW_ns", "tRRD_S_ns", "tRCD_ns", "tRP_ns", "tCWL_ns", "tWR_ns",
+                                            "tRFC_ns", "tREFI_ns", "efficiency"};
+
+// memory.dram: the DIMMs behind one socket (dram.h).
+DramSpec dram_spec(const MapView& d) {
+  DramSpec s;
+  s.channels = integer(d, "channels", 1, 64);
+  s.ranks_per_channel = integer(d, "ranks_per_channel", 1, 16);
+  s.banks_per_rank = integer(d, "banks_per_rank", 1, 256);
+  s.data_rate_mts = number(d, "data_rate_mts", 100, 100000);
+  s.row_bytes = static_cast<double>(read_size(d.require("row_bytes"), d.path("row_bytes"), 64, int64_t{1} << 20));
+  for (auto [key, field] : {std::pair{"tRC_ns", &DramSpec::tRC_ns}, {"tFAW_ns", &DramSpec::tFAW_ns}, {"tRRD_S_ns", &DramSpec::tRRD_S_ns},
+                            {"tRCD_ns", &DramSpec::tRCD_ns}, {"tRP_ns", &DramSpec::tRP_ns}, {"tCWL_ns", &DramSpec::tCWL_ns},
+                            {"tWR_ns", &DramSpec::tWR_ns}, {"tRFC_ns", &DramSpec::tRFC_ns}})
+    s.*field = number(d, key, 0, 1e6);
+  s.tREFI_ns = number(d, "tREFI_ns", 1, 1e9);
+  if (s.tRFC_ns >= s.tREFI_ns) fail(d.require("tRFC_ns").pos, d.path("tRFC_ns"), "refresh must take less than tREFI_ns");
+  s.efficiency = number(d, "efficiency", 0.01, 1);
+  return s;
+}
+
 }  // namespace
 
 double MachineModel::extra_latency_ps(double u) const {
@@ -100,17 +122,21 @@ MachineModel parse_machine_model(const std::string& yaml, const std::string& nam
   set(Outcome::prefetch, 0);  // a prefetch retires at once; its fill is not waited for
 
   const MapView mem(top.require("memory"), "memory",
-                    {"dram_bandwidth_per_socket_gbs", "upi_bandwidth_gbs", "loaded_latency",
-                     "clear_bandwidth_per_thread_gbs", "clear_bandwidth_multi_page_per_thread_gbs", "bytes_per_store_miss", "mlp", "stream_mlp", "store_mlp"});
+                    {"dram_bandwidth_per_socket_gbs", "dram", "directory_writes", "upi_bandwidth_gbs", "loaded_latency",
+                     "clear_bandwidth_per_thread_gbs", "clear_bandwidth_multi_page_per_thread_gbs", "mlp", "stream_mlp"});
   mm.dram_bw_bytes_per_s = number(mem, "dram_bandwidth_per_socket_gbs", 0.001, 1e6) * 1e9;
+  mm.controller = DramController::from_bandwidth(mm.dram_bw_bytes_per_s);
+  if (mem.get("dram")) {
+    mm.dram = dram_spec(MapView(mem.require("dram"), mem.path("dram"), kDramKeys));
+    mm.controller = DramController::from_spec(mm.dram);
+  }
+  if (const Node* d = mem.get("directory_writes")) mm.directory_writes = read_bool(*d, mem.path("directory_writes"));
   mm.upi_bw_bytes_per_s = number(mem, "upi_bandwidth_gbs", 0.001, 1e6) * 1e9;
   mm.clear_bw_bytes_per_s = number(mem, "clear_bandwidth_per_thread_gbs", 0.001, 1e6) * 1e9;
   if (mem.get("clear_bandwidth_multi_page_per_thread_gbs"))
     mm.clear_multi_page_bw_bytes_per_s = number(mem, "clear_bandwidth_multi_page_per_thread_gbs", 0.001, 1e6) * 1e9;
-  mm.bytes_per_store_miss = integer(mem, "bytes_per_store_miss", 64, 4096);
   mm.mlp = integer(mem, "mlp", 1, 1024);
   mm.stream_mlp = integer(mem, "stream_mlp", 1, 1024);
-  mm.store_mlp = mem.get("store_mlp") ? number(mem, "store_mlp", 0.1, 1024) : mm.mlp;
   const Node& curve = mem.require("loaded_latency");
   const std::string cpath = mem.path("loaded_latency");
   if (curve.kind != Node::Kind::sequence || curve.items.empty())
@@ -126,12 +152,9 @@ MachineModel parse_machine_model(const std::string& yaml, const std::string& nam
   }
 
   const MapView locks(top.require("locks"), "locks",
-                      {"line_transfer_same_socket_ns", "line_transfer_cross_socket_ns", "mcs_node_write_same_socket_ns",
-                       "mcs_node_write_cross_socket_ns", "uncontended_cycles"});
+                      {"line_transfer_same_socket_ns", "line_transfer_cross_socket_ns", "uncontended_cycles"});
   mm.lock_line_same_ps = ns_to_ps(number(locks, "line_transfer_same_socket_ns", 0, 1e6));
   mm.lock_line_cross_ps = ns_to_ps(number(locks, "line_transfer_cross_socket_ns", 0, 1e6));
-  mm.mcs_write_same_ps = ns_to_ps(number(locks, "mcs_node_write_same_socket_ns", 0, 1e6));
-  mm.mcs_write_cross_ps = ns_to_ps(number(locks, "mcs_node_write_cross_socket_ns", 0, 1e6));
   mm.lock_uncontended_cycles = integer(locks, "uncontended_cycles", 0, 100000);
   return mm;
 }

@@ -35,6 +35,17 @@ std::string level(const cache::CacheLevel& l) {
   return fmt::format("{{size: {}, ways: {}}}", config::format_size(static_cast<int64_t>(l.bytes())), l.ways);
 }
 
+// memory.dram as a flow map, in the loader's key order.
+std::string dram(const DramSpec& d) {
+  return fmt::format("{{channels: {}, ranks_per_channel: {}, banks_per_rank: {}, data_rate_mts: {}, row_bytes: {}, tRC_ns: {}, "
+                     "tFAW_ns: {}, tRRD_S_ns: {}, tRCD_ns: {}, tRP_ns: {}, tCWL_ns: {}, tWR_ns: {}, tRFC_ns: {}, tREFI_ns: {}, "
+                     "efficiency: {}}}",
+                     d.channels, d.ranks_per_channel, d.banks_per_rank, decimal(d.data_rate_mts, 3),
+                     config::format_size(static_cast<int64_t>(d.row_bytes)), decimal(d.tRC_ns, 3), decimal(d.tFAW_ns, 3),
+                     decimal(d.tRRD_S_ns, 3), decimal(d.tRCD_ns, 3), decimal(d.tRP_ns, 3), decimal(d.tCWL_ns, 3),
+                     decimal(d.tWR_ns, 3), decimal(d.tRFC_ns, 3), decimal(d.tREFI_ns, 3), decimal(d.efficiency, 6));
+}
+
 // The cycle count that cycles_to_ps turned into `ps` (its integer division loses < 0.01 cycle).
 uint64_t cycles(const MachineModel& m, ps_t ps) {
   return static_cast<uint64_t>(std::llround(static_cast<double>(ps) * m.freq_mhz / 1e6));
@@ -69,22 +80,21 @@ std::vector<std::pair<std::string, std::string>> machine_file_values(const Machi
       {"latency.dram_local_ns", lat(Outcome::dram_local)},
       {"latency.dram_remote_ns", lat(Outcome::dram_remote)},
       {"memory.dram_bandwidth_per_socket_gbs", gbs(m.dram_bw_bytes_per_s)},
+      {"memory.dram", dram(m.dram)},
+      {"memory.directory_writes", m.directory_writes ? "true" : "false"},
       {"memory.upi_bandwidth_gbs", gbs(m.upi_bw_bytes_per_s)},
       {"memory.loaded_latency", curve},
       {"memory.clear_bandwidth_per_thread_gbs", gbs(m.clear_bw_bytes_per_s)},
       {"memory.clear_bandwidth_multi_page_per_thread_gbs", gbs(m.clear_multi_page_bw_bytes_per_s)},
-      {"memory.bytes_per_store_miss", std::to_string(m.bytes_per_store_miss)},
       {"memory.mlp", std::to_string(m.mlp)},
       {"memory.stream_mlp", std::to_string(m.stream_mlp)},
-      {"memory.store_mlp", fmt::format("{}", m.store_mlp)},
       {"locks.line_transfer_same_socket_ns", ns(m.lock_line_same_ps)},
       {"locks.line_transfer_cross_socket_ns", ns(m.lock_line_cross_ps)},
-      {"locks.mcs_node_write_same_socket_ns", ns(m.mcs_write_same_ps)},
-      {"locks.mcs_node_write_cross_socket_ns", ns(m.mcs_write_cross_ps)},
       {"locks.uncontended_cycles", std::to_string(m.lock_uncontended_cycles)},
   };
   if (m.clear_multi_page_bw_bytes_per_s <= 0)  // optional: a file without it writes none
     std::erase_if(v, [](const auto& kv) { return kv.first == "memory.clear_bandwidth_multi_page_per_thread_gbs"; });
+  if (!m.dram.channels) std::erase_if(v, [](const auto& kv) { return kv.first == "memory.dram"; });
   return v;
 }
 

@@ -3,8 +3,8 @@
 // number of machines/icx-8358-2s.yaml).
 //
 // Times are integer picoseconds once loaded, so that the engine never accumulates floating
-// point. The load-dependent terms (loaded DRAM latency, UPI queueing) are functions of a
-// utilisation, evaluated by the analytic memory model (memory_model.h), never per access.
+// point. The load-dependent terms (the controllers' queueing, the UPI curve) are evaluated by
+// the closed-loop memory model (memory_traffic.h), never per access.
 #pragma once
 
 #include <array>
@@ -16,6 +16,7 @@
 #include "pagesim/cache/geometry.h"
 #include "pagesim/cache/outcome.h"
 #include "pagesim/vt/clear_pages.h"
+#include "pagesim/vt/dram.h"
 
 namespace pagesim::vt {
 
@@ -44,18 +45,21 @@ struct MachineModel {
   // and lines in flight once the L2 streamer has locked on to a sequential walk.
   uint32_t mlp = 10;
   uint32_t stream_mlp = 16;
-  // Store misses (RFOs) in flight per thread in usemem's random store loop; the file's
-  // memory.store_mlp, or mlp when absent.
-  double store_mlp = 10;
 
-  // Memory bandwidth per socket (bytes/s of DRAM traffic at utilisation 1), the cross-socket
-  // (UPI) bandwidth in each direction, and the curve that turns utilisation into extra latency.
+  // Each socket's memory controller: from the DIMMs' timings (memory.dram), or, for a file
+  // without them (a measured host), one channel at the socket's bandwidth.
+  DramSpec dram;
+  DramController controller = DramController::from_bandwidth(175.7e9);
   double dram_bw_bytes_per_s = 175.7e9;
+  // A remote RFO of an uncached line writes the directory bits at its home (SKX, ICX).
+  bool directory_writes = false;
+  // The cross-socket (UPI) bandwidth in each direction and the curve that turns its
+  // utilisation into extra latency.
   double upi_bw_bytes_per_s = 55.7e9;
   std::vector<LoadPoint> loaded_latency;
-  // clear_huge_page by one thread (rep stosb), bytes/s; several tasks clearing on one socket
-  // share dram_bw. Per subpage (clear_page per 4 KiB, v5.17) and multi-page (one clear_pages
-  // over the extent, the x86 series of seed 000); 0: the file gives no multi-page rate.
+  // clear_huge_page by one thread (rep stosb) on an idle machine, bytes/s. Per subpage
+  // (clear_page per 4 KiB, v5.17) and multi-page (one clear_pages over the extent, the x86
+  // series of seed 000); 0: the file gives no multi-page rate.
   double clear_bw_bytes_per_s = 7.95e9;
   double clear_multi_page_bw_bytes_per_s = 0;
   // One thread's clear rate in `mode` (bytes/s): multi_page at the multi-page rate (0 when the
@@ -63,22 +67,25 @@ struct MachineModel {
   double clear_rate(ClearMode mode) const {
     return mode == ClearMode::multi_page ? clear_multi_page_bw_bytes_per_s : clear_bw_bytes_per_s;
   }
-  // DRAM traffic per random store that misses: the RFO read plus the dirty line's write-back.
-  uint32_t bytes_per_store_miss = 128;
 
-  // Queued-spinlock handoff: the lock line's transfer plus the next MCS node's write, same
-  // socket or across sockets; the uncontended lock+unlock pair in cycles.
+  // One transfer of a lock word's line between cores, same socket or across sockets; the
+  // uncontended lock+unlock pair in cycles.
   ps_t lock_line_same_ps = 0, lock_line_cross_ps = 0;
-  ps_t mcs_write_same_ps = 0, mcs_write_cross_ps = 0;
   uint32_t lock_uncontended_cycles = 33;
 
   ps_t cycles_to_ps(uint64_t cycles) const { return cycles * 1000000 / freq_mhz; }
   ps_t latency(cache::Outcome o) const { return latency_ps[static_cast<unsigned>(o)]; }
-  // The handoff of a queued spinlock from a holder on socket `from` to a waiter on `to`.
-  ps_t lock_handoff_ps(unsigned from, unsigned to) const {
-    return from == to ? lock_line_same_ps + mcs_write_same_ps : lock_line_cross_ps + mcs_write_cross_ps;
+  ps_t lock_line_ps(unsigned from, unsigned to) const { return from == to ? lock_line_same_ps : lock_line_cross_ps; }
+  // The handoff of a queued spinlock (queued_spin_lock_slowpath, queued_spin_unlock) whose
+  // word was last written on socket `owner`, from the holder on `holder` to the queue's head
+  // on `head`: the unlock's store takes the line (owner -> holder), the head's spinning read
+  // gets it back (holder -> head), and the head's set_locked() upgrades it, invalidating the
+  // holder's copy (holder <-> head). The next MCS node's write comes after, inside the new
+  // holder's critical section.
+  ps_t lock_handoff_ps(unsigned owner, unsigned holder, unsigned head) const {
+    return lock_line_ps(owner, holder) + 2 * lock_line_ps(holder, head);
   }
-  // The loaded-latency curve at `utilisation` (extra picoseconds over idle).
+  // The UPI link's loaded-latency curve at `utilisation` (extra picoseconds over idle).
   double extra_latency_ps(double utilisation) const;
 };
 

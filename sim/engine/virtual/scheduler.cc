@@ -72,6 +72,7 @@ void VirtualEngine::release_barrier() {
 // (usemem's ready(): a byte to the ready pipe, then poll()) leave their CPU idle, its
 // idle_stamp the fork time. A new process starts with no CPU time.
 void VirtualEngine::fork_all(const std::vector<unsigned>& ids, ps_t now, bool children_sleep) {
+  rq_.forks_began = now;  // the parent's gettimeofday() before its fork loop
   for (unsigned id : ids) {
     VirtualCpu& c = *tasks_[id];
     c.place(policy_->fork(rq_, id, opt_.sched.parent_cpu, now), now);

@@ -42,7 +42,7 @@ VirtualEngine::VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOpti
     : m_(m), model_(std::move(model)), opt_(opt), policy_(std::move(policy)),
       // The report reads the cache model's counts by outcome, kind, site and lock, never per line.
       cache_(geometry_for(m.spec(), model_), cache::PerLineContention::dropped),
-      stacks_(std::make_unique<FiberStackPool>(kStackBytes)), locks_(kNrLockIds), clears_(m.nr_nodes()), dram_load_(m.nr_nodes()) {
+      stacks_(std::make_unique<FiberStackPool>(kStackBytes)), locks_(kNrLockIds), traffic_(model_) {
   for (unsigned o = 0; o < cache::kNumOutcomes; ++o) {
     overlapped_ps_[o] = model_.latency(static_cast<cache::Outcome>(o)) / model_.mlp;
     streamed_ps_[o] = model_.latency(static_cast<cache::Outcome>(o)) / model_.stream_mlp;

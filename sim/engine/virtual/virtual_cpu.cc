@@ -7,7 +7,7 @@
 
 #include "pagesim/engine/virtual/virtual.h"
 #include "pagesim/error.h"
-#include "pagesim/vt/memory_model.h"
+#include "pagesim/vt/memory_traffic.h"
 
 namespace pagesim {
 
@@ -66,6 +66,8 @@ void VirtualCpu::access(const Line& line, AccessKind kind, Site site) {
 }
 
 ps_t VirtualCpu::forked_at() const { return eng_->rq_.task_forked[task_]; }
+
+ps_t VirtualCpu::parent_start_time() const { return eng_->rq_.forks_began; }
 
 void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, AccessKind kind, Site site) {
   if (n == 1) return access(first, kind, site);
@@ -140,8 +142,13 @@ void VirtualCpu::lock(spinlock_t& l, Site site) {
     s.held = true;
     work(eng_->model_.lock_uncontended_cycles / 2, site);  // half of the lock+unlock pair
     clock_ += eng_->model_.latency(model_access(l.line.line(), l.line.node, AccessKind::rmw, site, l.line.kind));
+    s.line_node = static_cast<int>(node_);
   } else {
     const ps_t arrival = clock_;
+    // queued_spin_lock_slowpath: the pending-bit and xchg_tail RMWs take the lock word's line
+    // from its last writer, between the holder's and the head's transfers.
+    s.line_free = std::max(arrival, s.line_free) + eng_->model_.lock_line_ps(s.line_owner(node_), node_);
+    s.line_node = static_cast<int>(node_);
     s.waiters.push_back({task_, arrival});
     eng_->block(*this);  // resumed by unlock() with clock_ = the grant time; the lock is ours
     st.contentions++;
@@ -167,12 +174,16 @@ void VirtualCpu::unlock(spinlock_t& l, Site site) {
   VirtualEngine::LockState& s = eng_->lock_state(l.id);
   if (s.waiters.empty()) {
     s.held = false;
+    s.line_node = static_cast<int>(node_);
     return;
   }
   const VirtualEngine::Waiter w = s.waiters.front();
   s.waiters.pop_front();
   VirtualCpu& next = *eng_->tasks_[w.task];
-  next.clock_ = std::max(w.arrival, clock_) + eng_->model_.lock_handoff_ps(node_, next.node_);
+  const ps_t start = std::max(clock_, s.line_free);  // once the arrivals' RMWs have the line back
+  next.clock_ = std::max(w.arrival, start + eng_->model_.lock_handoff_ps(s.line_owner(node_), node_, next.node_));
+  s.line_free = next.clock_;
+  s.line_node = static_cast<int>(next.node_);
   eng_->make_ready(next);
   sync();  // the waiter may now be the earliest task
 }
@@ -271,11 +282,14 @@ void VirtualCpu::rendezvous() { eng_->barrier(*this, VirtualEngine::BarrierKind:
 
 void VirtualCpu::clear_huge_page(unsigned page_node, vt::ClearMode mode) {
   sync();
-  const unsigned sharers = eng_->active_clears(page_node, clock_) + 1;
-  const double rate = eng_->model_.clear_rate(mode);
-  const ps_t d = vt::clear_time_ps(eng_->model_, kHugePageBytes, page_node, node_, sharers, rate);
-  eng_->clears_[page_node].push_back({clock_, clock_ + d, rate});
-  eng_->dram_load_[page_node].until = 0;  // the load changed
+  // A clearing thread keeps its lines in flight; its rate is what the node's controller and,
+  // for a remote page, the link leave it once it joins the others (fixed for the clear).
+  const double lines = vt::clear_lines_in_flight(eng_->model_, eng_->model_.clear_rate(mode));
+  vt::MemoryTraffic& traffic = eng_->traffic_at(clock_);
+  traffic.add_clear(node_, page_node, lines);
+  const double rate = traffic.clear_bytes_per_s(node_, page_node, lines);
+  const auto d = static_cast<ps_t>(std::llround(static_cast<double>(kHugePageBytes) / rate * 1e12));
+  eng_->clears_.push_back({clock_, clock_ + d, node_, page_node, lines, true});
   clock_ += d;
   site_ps_[static_cast<unsigned>(Site::clear_huge_page)] += d;
 }

@@ -124,13 +124,17 @@ std::vector<run::MetricInfo> usemem_metric_infos() {
       {"size_bytes", "B", kAllEngines, "per-task SIZE", false, true},
       {"nr_task", "", kVirtual, "usemem -n", false, true},
       {"iterations", "", kAllEngines, "case iterations run", false, true},
-      {"store_dram_util_node{n}_it{i}", "", kVirtual, "DRAM utilisation of node n in iteration i's store-loop fixed point"},
+      {"store_dram_util_node{n}_it{i}", "", kVirtual,
+       "node n's memory controller utilisation (busiest station) with iteration i's store loops all running"},
+      {"store_dram_transactions_node{n}_it{i}", "1/s", kVirtual, "DRAM transactions homed on node n, same fixed point"},
+      {"store_directory_writes_node{n}_it{i}", "1/s", kVirtual,
+       "directory writes among them (remote RFOs on a machine with directory_writes), same fixed point"},
       {"store_local_ns_node{n}_it{i}", "ns", kVirtual, "loaded latency of a local miss on node n, iteration i"},
       {"store_remote_ns_node{n}_it{i}", "ns", kVirtual, "loaded latency of a remote miss to node n, iteration i"},
       {"hugepages_surp_node{n}_it{i}", "pages", kVirtual, "HugePages_Surp of node n once every task of iteration i faulted"},
       {"hugepages_surp_after_mmap_node{n}_it{i}", "pages", kVirtual,
        "HugePages_Surp of node n when iteration i's last mmap (reservation) returned"},
-      {"store_latency_solves_it{i}", "", kVirtual, "re-solves of iteration i's loaded latencies as loops start, move and end"},
+      {"memory_model_solves", "", kVirtual, "re-solves of the memory model as loops and clears start, move and end"},
   };
 }
 

@@ -7,7 +7,7 @@
 
 #include "pagesim/engine/virtual/numa_balancing.h"
 #include "pagesim/mm/hugetlb.h"
-#include "pagesim/vt/live_store_loops.h"
+#include "pagesim/vt/memory_traffic.h"
 #include "pagesim/vt/memory_model.h"
 #include "pagesim/workload/program.h"
 #include "pagesim/workload/registry.h"
@@ -131,14 +131,13 @@ void run_native(engine::NativeDriver<Track>& d, const config::Params& params) {
                                   s.data_bytes >> 20));
 }
 
-// The analytic store loops of one usemem iteration on the virtual engine. `result`: the loaded
-// latencies solved once every task has faulted, from where each task runs then and how many
-// tasks share its CPU (reported). `live`: the same re-solved as the loops run, move and end
-// (what is charged).
+// The analytic store loops of one usemem iteration on the virtual engine. `result`: the
+// memory model solved once every task has faulted, from where each task runs then and how many
+// tasks share its CPU (reported). What is charged is the engine's memory traffic, re-solved as
+// the loops run, move and end, beside the clears still running.
 struct StoreLoops {
   std::vector<vt::StoreLoopTask> tasks;
   std::optional<vt::StoreLoopResult> result;
-  std::optional<vt::LiveStoreLoops> live;
   std::vector<unsigned long> surplus_node;  // HugePages_Surp per node once every task faulted
 };
 
@@ -207,7 +206,7 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
       UsememParams p = s.task;
       p.seed = task_seed(s, it, ex.task());
       ex.start_barrier();  // fork, ready(), the start pipe's wake-ups
-      const ps_t t_start = ex.forked_at();  // usemem's start_time, taken before the fork
+      const ps_t t_start = ex.parent_start_time();  // usemem's start_time, taken before the forks
       if (it == 0) d.mark_start(t_start);
       d.leave_start_barrier(ex, it);
       UsememTask<E> task(h, ex, p, data);
@@ -231,23 +230,23 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
       if (!tr.failed) {
         mine.stores = s.task.size / 8;  // do_rw_once, random: SIZE/8 8-byte stores
         mine.pages_per_node = tr.fault_node_pages;
-        mine.residency.assign(nodes, 0);
-        mine.residency[ex.node()] = 1;  // where it runs now; the loop itself may move it
+        mine.node = ex.node();  // where it runs now; the loop itself may move it
         mine.cpu_share = 1.0 / eng.runqueues().nr_running(ex.cpu());
       }
       ex.rendezvous();  // every task has faulted; clocks are untouched
       if (!L.result) {
         L.result = vt::store_loop(eng.model(), L.tasks);
-        L.live.emplace(eng.model(), static_cast<unsigned>(L.tasks.size()));
         eng.cache().flush_all();  // the 63 GiB random footprint flushes every cache
         for (unsigned node = 0; node < nodes; ++node) L.surplus_node.push_back(machine.hstate().surplus_huge_pages_node[node]);
       }
       if (!tr.failed) {
         // do_rw_once, each slice at the latencies of where every loop runs at that moment.
         tr.store_node_ps = ex.run_user(mine.stores, [&](unsigned node) {
-          return L.live->per_store_ps(ex.task(), tr.fault_node_pages, node, 1.0 / std::max(1u, eng.runqueues().nr_running(ex.cpu())));
+          vt::MemoryTraffic& mem = eng.memory(ex.clock());
+          mem.set_loop(ex.task(), node, 1.0 / std::max(1u, eng.runqueues().nr_running(ex.cpu())), tr.fault_node_pages);
+          return mem.store_ps(ex.task());
         });
-        L.live->leave(ex.task());
+        eng.memory(ex.clock()).leave_loop(ex.task());
         ps_t loop = 0;
         double remote = 0;
         for (unsigned node = 0; node < nodes; ++node) loop += tr.store_node_ps[node];
@@ -286,6 +285,8 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
     if (loops[it].result)
       for (unsigned node = 0; node < nodes; ++node) {
         m[fmt::format("store_dram_util_node{}_it{}", node, it)] = loops[it].result->dram_utilisation[node];
+        m[fmt::format("store_dram_transactions_node{}_it{}", node, it)] = loops[it].result->transactions_per_s[node];
+        m[fmt::format("store_directory_writes_node{}_it{}", node, it)] = loops[it].result->directory_writes_per_s[node];
         m[fmt::format("store_local_ns_node{}_it{}", node, it)] = loops[it].result->local_ns[node];
         m[fmt::format("store_remote_ns_node{}_it{}", node, it)] = loops[it].result->remote_ns[node];
         m[fmt::format("hugepages_surp_node{}_it{}", node, it)] = static_cast<double>(loops[it].surplus_node[node]);
@@ -293,8 +294,7 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
   for (size_t it = 0; it < surp_after_mmap.size(); ++it)
     for (size_t node = 0; node < surp_after_mmap[it].size(); ++node)
       m[fmt::format("hugepages_surp_after_mmap_node{}_it{}", node, it)] = static_cast<double>(surp_after_mmap[it][node]);
-  for (size_t it = 0; it < loops.size(); ++it)
-    if (loops[it].live) m[fmt::format("store_latency_solves_it{}", it)] = static_cast<double>(loops[it].live->solves());
+  m["memory_model_solves"] = static_cast<double>(eng.memory(eng.now()).solves());
   d.add_scheduler_metrics();
   d.add_profile_metrics();
   // perf-profile's __mmap: the reservations' share of all vCPU time (spinning included).

@@ -7,6 +7,7 @@
 #include "pagesim/engine/virtual/virtual.h"
 #include "pagesim/mm/hugetlb.h"
 #include "pagesim/vt/machine_model.h"
+#include "pagesim/vt/memory_traffic.h"
 
 namespace pagesim {
 namespace {
@@ -64,7 +65,10 @@ TEST(VirtualLocks, TwoVcpusContendingWaitExactlyTheHoldRemainderPlusHandoff) {
   // Task 0: the lock word comes from local DRAM, 1000 cycles of work, the release store hits L1.
   EXPECT_EQ(c.release0, mdl.latency(Outcome::dram_local) + 1000000 + mdl.latency(Outcome::l1));
   EXPECT_EQ(c.arrival1, 100000u);
-  EXPECT_EQ(c.granted1, c.release0 + mdl.lock_handoff_ps(0, 0));
+  // Task 1's RMW took the lock word's line at 100 ns; the handoff takes it back to task 0's
+  // unlock, to task 1's read, and upgrades it: three transfers on the socket.
+  EXPECT_EQ(c.granted1, c.release0 + mdl.lock_handoff_ps(0, 0, 0));
+  EXPECT_EQ(c.granted1, c.release0 + 3 * mdl.lock_line_same_ps);
   EXPECT_EQ(c.wait_ns, (c.granted1 - c.arrival1) / 1000);
   EXPECT_EQ(c.contentions, 1u);
 }
@@ -75,8 +79,8 @@ TEST(VirtualLocks, CrossSocketHandoffCostsTheConfiguredDifferenceMore) {
   const vt::MachineModel mdl = test_model();
   const LockCase a = run_lock_case(*same);
   const LockCase b = run_lock_case(*cross);
-  const ps_t configured = (mdl.lock_line_cross_ps + mdl.mcs_write_cross_ps) - (mdl.lock_line_same_ps + mdl.mcs_write_same_ps);
-  EXPECT_EQ(configured, 114000u);  // (108 - 51) ns for the lock line and again for the MCS node
+  const ps_t configured = 3 * (mdl.lock_line_cross_ps - mdl.lock_line_same_ps);
+  EXPECT_EQ(configured, 171000u);  // (108 - 51) ns for each of the handoff's three transfers
   EXPECT_EQ(b.granted1 - a.granted1, configured);
   EXPECT_EQ((b.granted1 - b.arrival1) - (a.granted1 - a.arrival1), configured);
 }
@@ -163,8 +167,7 @@ TEST(VirtualAccess, SequentialWalkGetsAdjacentLineAndStreamer) {
                       hits * (hit_ps / mdl.mlp));
 }
 
-// A DRAM miss pays the machine file's loaded-latency curve at its home node's utilisation by
-// the clears running there: task 0 clears a huge page on node 0; task 1 misses to node 0
+// A DRAM miss pays its home controller's queueing delay under the clears running there: task 0 clears a huge page on node 0; task 1 misses to node 0
 // while it runs and after it has ended, and to node 1, where nothing clears.
 TEST(VirtualAccess, DramMissesPayTheLoadOfTheClearsOnTheirNode) {
   auto m = test::machine(2, 1, 64ull << 20);
@@ -188,10 +191,13 @@ TEST(VirtualAccess, DramMissesPayTheLoadOfTheClearsOnTheirNode) {
     ex.access(Line{VMEMMAP_BASE + 0x20000, 0, LineKind::struct_page}, AccessKind::load, Site::check_new_pages);
     after = ex.clock() - t;
   });
-  const double u = mdl.clear_bw_bytes_per_s / mdl.dram_bw_bytes_per_s;  // one clearing thread
-  ASSERT_GT(mdl.extra_latency_ps(u), 0);
+  // The queueing delay of node 0's controller with one clearing thread on it.
+  vt::MemoryTraffic one_clear(mdl);
+  one_clear.add_clear(0, 0, vt::clear_lines_in_flight(mdl, mdl.clear_bw_bytes_per_s));
+  const auto wait = static_cast<ps_t>(one_clear.wait_ps(0));
+  ASSERT_GT(wait, 0u);
   // Task 1 runs on node 1 (the pinned policy): node 0's lines are remote to it.
-  EXPECT_EQ(during, mdl.latency(Outcome::dram_remote) + static_cast<ps_t>(mdl.extra_latency_ps(u)));
+  EXPECT_EQ(during, mdl.latency(Outcome::dram_remote) + wait);
   EXPECT_EQ(node1, mdl.latency(Outcome::dram_local)) << "node 1's memory is idle";
   EXPECT_EQ(after, mdl.latency(Outcome::dram_remote)) << "the clear has ended";
 }

@@ -119,6 +119,28 @@ TEST(VirtualSched, CfsBroadcastWakeFillsTheParentsNodeThenStacks) {
   for (unsigned cpu = 8; cpu < 16; ++cpu) EXPECT_EQ(on(cpu), 0) << "node 1 is empty at wake-up";
 }
 
+// usemem's clock: the parent takes start_time before its fork loop, so every child of a start
+// is timed from one instant, at or before its own fork, and a later start moves it.
+TEST(VirtualSched, ChildrenAreTimedFromTheParentsStartBeforeTheForks) {
+  auto m = test::machine(2, 4, 64ull << 20);
+  std::vector<ps_t> start(8), forked(8), second(8);
+  VirtualEngine eng(*m, model_1ghz(), options(), make_sched_policy("cfs", {}));
+  eng.run(8, [&](VirtualCpu& ex) {
+    ex.work(1000 * (ex.task() + 1), Site::workload);  // the tasks reach the start unevenly
+    ex.start_barrier();
+    start[ex.task()] = ex.parent_start_time(), forked[ex.task()] = ex.forked_at();
+    ex.work(5000, Site::workload);
+    ex.start_barrier();
+    second[ex.task()] = ex.parent_start_time();
+  });
+  for (unsigned t = 0; t < 8; ++t) {
+    EXPECT_EQ(start[t], start[0]) << t;
+    EXPECT_LE(start[t], forked[t]) << t;
+    EXPECT_GE(start[t], 8000000u) << "the start barrier waits for the last task";
+    EXPECT_GE(second[t], start[t] + 5000000) << t;
+  }
+}
+
 // 2 nodes x 2 CPUs, no SMT, every CPU idle; `tasks` tasks, all last on CPU 0.
 Runqueues two_nodes_of_two_cpus(unsigned tasks) {
   Runqueues rq;
@@ -140,6 +162,17 @@ TEST(VirtualSched, WakeAffineWeightComparesLoadsWithTheSyncAdjustment) {
   auto cfs = make_sched_policy("cfs", {});
   EXPECT_EQ(cfs->wake(rq, 5, 2, 0, /*sync=*/true, 0), 0u);
   EXPECT_EQ(cfs->wake(rq, 5, 2, 0, /*sync=*/false, 0), 2u);
+}
+
+// find_idlest_group_cpu: of the idle CPUs of the chosen node, the one that went idle most
+// recently (equal exit latencies: the latest idle_stamp), whatever its number.
+TEST(VirtualSched, ForkTakesTheMostRecentlyIdleCpuOfTheNode) {
+  Runqueues rq = two_nodes_of_two_cpus(1);
+  auto cfs = make_sched_policy("cfs", {});
+  rq.cpus[0].idle_since = 5, rq.cpus[1].idle_since = 30, rq.cpus[2].idle_since = 40, rq.cpus[3].idle_since = 50;
+  EXPECT_EQ(cfs->fork(rq, 0, 0, 100), 1u) << "node 0 (the parent's: nothing runs), CPU 1 idle since 30";
+  rq.cpus[0].idle_since = 30, rq.cpus[1].idle_since = 5;
+  EXPECT_EQ(cfs->fork(rq, 0, 1, 100), 0u) << "the parent's own CPU when it went idle last";
 }
 
 // select_idle_sibling takes an idle prev only when it shares the LLC with the target
@@ -180,6 +213,27 @@ TEST(VirtualSched, WakeAffineWeightBiasesPrevByHalfTheImbalancePct) {
 // migrate to it (no preferred node yet), so no task moves and later passes mark nothing.
 // Under numa_home: fork_node (the ablation) task 1 is sent to node 1 at each pass, and the
 // balancer sends it back; under none nothing moves it.
+// update_task_scan_period: a task with no local hinting faults scans half as often each
+// placement. Its pages start on node 0; it runs on node 1, so pass 1 (after the 1 s scan delay)
+// marks them, every fault is remote and the period doubles from 1 s to 2 s; pass 2 from node 0
+// (the pages followed it to node 1) is remote again and doubles it to 4 s.
+TEST(VirtualSched, NumaScanPeriodDoublesWhileNoFaultIsLocal) {
+  NumaBalancing nb(SchedParams{});
+  nb.fork(0, 0, 2);
+  constexpr ps_t kMs = 1000000000;
+  auto scans_at = [&](ps_t runtime_ms, unsigned node) {
+    nb.tick(0, node, runtime_ms * kMs, runtime_ms * kMs);
+    return nb.stats().scans;
+  };
+  EXPECT_EQ(scans_at(1000, 1), 0u);
+  EXPECT_EQ(scans_at(1001, 1), 1u);  // pass 1; node_stamp 1 s, period 1 s -> 2 s
+  EXPECT_EQ(scans_at(2999, 0), 1u);  // a 1 s period would have scanned at 2 s
+  EXPECT_EQ(scans_at(3001, 0), 2u);  // pass 2; node_stamp 3 s, period 2 s -> 4 s
+  EXPECT_EQ(nb.stats().hint_faults_local, 0u);
+  EXPECT_EQ(scans_at(6999, 0), 2u);
+  EXPECT_EQ(scans_at(7001, 1), 3u);
+}
+
 TEST(VirtualSched, NumaBalancingMovesThePagesToTheTaskNotTheTaskToItsForkNode) {
   std::map<std::string, std::vector<ps_t>> task1_on;
   for (const char* home : {"kernel", "fork_node", "none"}) {

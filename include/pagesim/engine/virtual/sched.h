@@ -76,6 +76,7 @@ struct Runqueues {
   std::vector<unsigned> task_cpu;  // task -> the vCPU it is on or queued on
   std::vector<unsigned> task_home; // task -> the node it was forked on (where ready() ran)
   std::vector<ps_t> task_forked;   // task -> fork time
+  ps_t forks_began = 0;            // when the parent began forking the last set of tasks
   std::vector<bool> task_asleep;   // task -> sleeping (barrier), on no queue
   std::vector<ps_t> task_runtime;  // task -> se.sum_exec_runtime, up to its last stint's start
   int parent_cpu = -1;             // the workload's parent, running there (fork and wake loops)

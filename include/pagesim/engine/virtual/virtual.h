@@ -46,6 +46,7 @@
 #include "pagesim/engine/virtual/sched.h"
 #include "pagesim/mm/machine.h"
 #include "pagesim/vt/machine_model.h"
+#include "pagesim/vt/memory_traffic.h"
 
 namespace pagesim {
 
@@ -133,6 +134,10 @@ class VirtualCpu {
   ps_t spin_ps(LockClass c) const { return spin_cls_ps_[static_cast<size_t>(c)]; }
   // When the task was last forked (usemem's start_time is taken before the fork).
   ps_t forked_at() const;
+  // When the parent began the fork loop that forked this task: usemem's start_time, which
+  // every child's rate is timed from. A fork costs the model nothing, so it equals
+  // forked_at() today; the rates use it so that a fork cost would count.
+  ps_t parent_start_time() const;
   // Where the task ran: the CPU it was placed on at each fork and migration, in time order.
   struct Placement {
     ps_t at = 0;
@@ -213,6 +218,8 @@ class VirtualEngine {
 
   mm::Machine& machine() { return m_; }
   const vt::MachineModel& model() const { return model_; }
+  // The memory model's requesters at `now`; workloads add their store loops to it.
+  vt::MemoryTraffic& memory(ps_t now) { return traffic_at(now); }
   cache::CacheModel& cache() { return cache_; }
   SchedPolicy& policy() { return *policy_; }
   const VirtualOptions& options() const { return opt_; }
@@ -244,10 +251,17 @@ class VirtualEngine {
     bool held = false;
     LockOwner owner;
     std::deque<Waiter> waiters;  // FIFO in virtual arrival order
+    // The lock word's line: free for the next transfer at `line_free`, last written on socket
+    // `line_node` (-1: nobody yet). Arrivals' RMWs and handoffs queue for it one at a time.
+    ps_t line_free = 0;
+    int line_node = -1;
+    unsigned line_owner(unsigned otherwise) const { return line_node < 0 ? otherwise : static_cast<unsigned>(line_node); }
   };
   struct ClearInterval {
     ps_t start, end;
-    double rate;  // the clearing thread's own rate, bytes/s (uncapped; the node's sum is capped at utilisation 1)
+    unsigned cpu_node, page_node;
+    double lines_in_flight;
+    bool counted;  // in traffic_ now
   };
   using Key = ReadyQueue::Key;  // (clock, task id)
 
@@ -278,9 +292,10 @@ class VirtualEngine {
   void dispatch(unsigned cpu, ps_t now);
   void tick();
   LockState& lock_state(uint32_t id) { return locks_[id]; }
-  unsigned active_clears(unsigned node, ps_t now);
-  // What a DRAM miss homed on `node` pays over the idle latency at `now`, from the clears
-  // streaming there (memory_traffic.cc).
+  // The memory traffic as it is at `now`: the clears running then (memory_traffic.cc).
+  vt::MemoryTraffic& traffic_at(ps_t now);
+  // What a DRAM miss homed on `node` pays over the idle latency at `now`: its controller's
+  // queueing delay under every requester present then.
   ps_t dram_extra_ps(unsigned node, ps_t now);
 
   mm::Machine& m_;
@@ -306,12 +321,8 @@ class VirtualEngine {
   unsigned live_ = 0;
   uint64_t slack_accesses_ = 0;
   uint64_t causality_yields_ = 0;
-  std::vector<std::vector<ClearInterval>> clears_;  // per node
-  struct DramLoad {
-    ps_t from = 0, until = 0;  // the span over which `extra` holds
-    ps_t extra = 0;
-  };
-  std::vector<DramLoad> dram_load_;  // per node: dram_extra_ps's last answer
+  vt::MemoryTraffic traffic_;  // store loops and clears, in one closed loop per node
+  std::vector<ClearInterval> clears_;  // started, not yet ended and taken out of traffic_
   std::exception_ptr error_;
 };
 
