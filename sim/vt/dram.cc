@@ -42,10 +42,12 @@ DramController DramController::from_spec(const DramSpec& d) {
   c.channel.s[static_cast<unsigned>(Txn::random_read)] = std::max(burst, act) * stretch;
   c.channel.s[static_cast<unsigned>(Txn::random_write)] = std::max(burst, act) * stretch;
   c.channel.s[static_cast<unsigned>(Txn::streaming_write)] = std::max(burst, acts_streaming * act) * stretch;
+  c.channel.s[static_cast<unsigned>(Txn::streaming_read)] = c.channel.s[static_cast<unsigned>(Txn::streaming_write)];
   c.bank.servers = d.channels * d.ranks_per_channel * d.banks_per_rank;
   c.bank.s[static_cast<unsigned>(Txn::random_read)] = d.tRC_ns * kNs * stretch;
   c.bank.s[static_cast<unsigned>(Txn::random_write)] = write_cycle * stretch;
   c.bank.s[static_cast<unsigned>(Txn::streaming_write)] = acts_streaming * write_cycle * stretch;
+  c.bank.s[static_cast<unsigned>(Txn::streaming_read)] = acts_streaming * d.tRC_ns * kNs * stretch;
   return c;
 }
 

@@ -39,6 +39,7 @@ enum class Txn : unsigned {
   random_read,     // a random store's RFO: opens a row
   random_write,    // its write-back, or a directory update: opens a row
   streaming_write, // a clear's line: shares its row's activation
+  streaming_read,  // a sequential read's line (MLC's loaded-latency traffic): the same
   count
 };
 inline constexpr unsigned kTxnKinds = static_cast<unsigned>(Txn::count);
