@@ -97,7 +97,8 @@ ojson tasks_json(const std::vector<run::TaskPlacement>& tasks) {
                             {"fault_node", it.fault_node},
                             {"fault_node_pages", it.fault_node_pages},
                             {"store_loop_node_s", it.store_loop_node_s},
-                            {"remote_store_share_pct", it.remote_store_share_pct}});
+                            {"remote_store_share_pct", it.remote_store_share_pct},
+                            {"kbps", it.kbps}});
       if (it.start.fork_node >= 0) iterations.back()["start"] = start_json(it.start);
     }
     a.push_back({{"task", t.task}, {"timeline", std::move(timeline)}, {"iterations", std::move(iterations)}});
@@ -119,6 +120,7 @@ std::vector<run::TaskPlacement> tasks_from_json(const nlohmann::json& a) {
       it.fault_node_pages = ji.at("fault_node_pages").get<std::vector<uint64_t>>();
       it.store_loop_node_s = ji.at("store_loop_node_s").get<std::vector<double>>();
       it.remote_store_share_pct = ji.at("remote_store_share_pct").get<double>();
+      it.kbps = ji.value("kbps", 0.0);  // results saved before it was recorded have none
       if (ji.contains("start")) it.start = start_from_json(ji.at("start"));
       t.iterations.push_back(std::move(it));
     }

@@ -50,6 +50,7 @@ struct TaskPlacement {
     std::vector<uint64_t> fault_node_pages;  // the task's huge pages by node
     std::vector<double> store_loop_node_s;   // store-loop time by node (virtual engine)
     double remote_store_share_pct = 0;
+    double kbps = 0;  // usemem's rate line for the iteration (0 when it failed)
     // The iteration's start (virtual engine): where the task was at each step and when, in us
     // after the iteration's fork; -1: not reached.
     struct Start {

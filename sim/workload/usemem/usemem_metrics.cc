@@ -24,6 +24,7 @@ run::TaskPlacement::Iteration placement_of(const UsememTaskResult& t) {
   p.fault_node_pages = t.fault_node_pages;
   for (uint64_t ps : t.store_node_ps) p.store_loop_node_s.push_back(static_cast<double>(ps) / 1e12);
   p.remote_store_share_pct = remote_share(t) * 100;
+  p.kbps = t.failed ? 0 : t.kbps;
   p.start = t.start;
   return p;
 }
@@ -42,7 +43,7 @@ void usemem_metrics(const std::vector<std::vector<UsememTaskResult>>& results, u
       r.tasks[t].iterations.push_back(placement_of(iteration[t]));
     }
   }
-  std::vector<double> throughput, medians;
+  std::vector<double> throughput, medians, mean_over_median;
   double reserve_s = 0, fault_s = 0;
   double free_sum = 0, free_n = 0, stores = 0, remote_stores = 0, failed = 0, user_ns = 0;
   std::vector<double> fault_pages(nr_nodes, 0), reserve_tasks(nr_nodes, 0), fault_tasks(nr_nodes, 0);
@@ -51,6 +52,8 @@ void usemem_metrics(const std::vector<std::vector<UsememTaskResult>>& results, u
     const LkpSample s = lkp_parse(iteration);
     throughput.push_back(s.throughput);
     medians.push_back(s.median);
+    if (const size_t ok = iteration.size() - s.tasks_failed; ok && s.median > 0)
+      mean_over_median.push_back(s.throughput / static_cast<double>(ok) / s.median);
     failed += static_cast<double>(s.tasks_failed);
     for (const UsememTaskResult& t : iteration) {
       if (t.failed) continue;
@@ -82,6 +85,9 @@ void usemem_metrics(const std::vector<std::vector<UsememTaskResult>>& results, u
   m["throughput_stddev_pct"] = run::stddev_pct_of(throughput);
   m["median_kib_s"] = median_mean;
   m["median_stddev_pct"] = run::stddev_pct_of(medians);
+  double ratio = 0;
+  for (double x : mean_over_median) ratio += x;
+  if (!mean_over_median.empty()) m["mean_over_median"] = ratio / static_cast<double>(mean_over_median.size());
   m["free_time_s"] = free_n ? free_sum / free_n : 0;
   if (phase_times) {  // mean per task and iteration
     m["reserve_time_s"] = free_n ? reserve_s / free_n : 0;
@@ -107,6 +113,7 @@ std::vector<run::MetricInfo> usemem_metric_infos() {
       {"throughput_stddev_pct", "%", kAllEngines, "its spread over iterations", true},
       {"median_kib_s", "KiB/s", kAllEngines, "vm-scalability.median: the tasks' upper median, mean over iterations", true},
       {"median_stddev_pct", "%", kAllEngines, "its spread over iterations", true},
+      {"mean_over_median", "", kAllEngines, "the tasks' mean rate over their upper median, mean over iterations", true},
       {"free_time_s", "s", kAllEngines, "vm-scalability.free_time: mean munmap time per task and iteration", true},
       {"reserve_time_s", "s", kVirtual, "mean per task and iteration of its mmap, the surplus reservation"},
       {"fault_time_s", "s", kVirtual, "mean per task and iteration of its fault loop: dequeue and clear_huge_page"},
