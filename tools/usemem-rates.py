@@ -10,7 +10,6 @@ Usage: tools/usemem-rates.py RESULT.json [--bins N] [--plot OUT.png]
 Standard library only (gnuplot for --plot)."""
 import argparse
 import statistics
-import subprocess
 import sys
 
 import result_json
@@ -41,11 +40,7 @@ def plot(per_variant, bins, out):
             counts[min(bins - 1, int((x - lo) / width))] += 1
         rows = "\n".join(f"{lo + (i + 0.5) * width} {c}" for i, c in enumerate(counts)) + "\ne"
         body += [f"set title '{name}: {len(xs)} task rates'", "plot '-' using 1:2 with boxes notitle", rows]
-    body.append("unset multiplot")
-    try:
-        subprocess.run(["gnuplot"], input="\n".join(body) + "\n", text=True, check=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        sys.exit(f"usemem-rates.py: gnuplot failed ({e}); no plot written")
+    result_json.gnuplot(body, "usemem-rates.py")
 
 
 def main():

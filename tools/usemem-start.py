@@ -17,7 +17,6 @@ Usage: tools/usemem-start.py RESULT.json [--repeat R] [--iteration I] [--plot OU
 Standard library only (gnuplot for --plot)."""
 import argparse
 import collections
-import subprocess
 import sys
 
 import result_json
@@ -103,11 +102,7 @@ def plot(all_series, out):
         body.append(f"set title '{name}: tasks on node 1 and reservations completed'")
         body.append("plot " + ", ".join(curves))
         body += [rows] * len(curves)
-    body.append("unset multiplot")
-    try:
-        subprocess.run(["gnuplot"], input="\n".join(body) + "\n", text=True, check=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        sys.exit(f"usemem-start.py: gnuplot failed ({e}); no plot written")
+    result_json.gnuplot(body, "usemem-start.py")
 
 
 def main():
