@@ -22,7 +22,6 @@ constexpr int kAbsWidth = 10, kRelWidth = 10, kErrWidth = 6;
 // monitors in the order of the robot's e-mail, then pagesim's own.
 constexpr std::string_view kBases[] = {"vm-scalability.", "mpstat.", "perf-stat.", "perf-profile.",
                                        "pagesim.", "lock_stat.", "cache."};
-constexpr int kOwnRanks = 5;  // bases up to pagesim.: shown even when zero everywhere
 int base_rank(const std::string& stat) {
   for (int i = 0; i < static_cast<int>(std::size(kBases)); ++i)
     if (stat.starts_with(kBases[i])) return i;
@@ -32,7 +31,10 @@ int base_rank(const std::string& stat) {
 double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
 // show_perf_change: "%10.2f" under 1000, "%10.4g" over 1e8, else "%10d" (Ruby truncates).
+// Unlike LKP, a non-zero average under 1 keeps three significant digits: 5.3 ms of elapsed
+// time is 0.0053, never 0.00.
 std::string format_avg(double avg) {
+  if (avg != 0 && std::fabs(avg) < 1) return fmt::format("{:{}.3g}", avg, kAbsWidth);
   if (std::fabs(avg) < 1000) return fmt::format("{:{}.2f}", avg, kAbsWidth);
   if (std::fabs(avg) > 1e8) return fmt::format("{:{}.4g}", avg, kAbsWidth);
   return fmt::format("{:{}}", static_cast<long long>(std::trunc(avg)), kAbsWidth);
@@ -45,11 +47,17 @@ std::string format_err(const Summary& s) {
   return std::string(kErrWidth, ' ');
 }
 
-std::string format_change(double p, bool absolute) {
-  const bool wide = std::fabs(p) >= 100000;
-  const std::string num = wide ? fmt::format("{:+{}.2g}", p, kRelWidth) : fmt::format("{:+{}.1f}", p, kRelWidth);
+// A change over a zero base has no percentage: blanks, and the new value alone beside them
+// (LKP would divide by its 1e-100 guard and print +8e+101%).
+std::string format_change(const CompareCell& c, bool absolute) {
+  if (!c.change_valid) return std::string(kRelWidth + 2, ' ');
+  const bool wide = std::fabs(c.change) >= 100000;
+  const std::string num = wide ? fmt::format("{:+{}.2g}", c.change, kRelWidth) : fmt::format("{:+{}.1f}", c.change, kRelWidth);
   return absolute ? num + "  " : num + "% ";
 }
+
+// A percentage (a name ending in '%' or '_pct') changes in points, as LKP shows idle%.
+bool in_points(const std::string& stat) { return stat.ends_with('%') || stat.ends_with("_pct"); }
 
 void block_header(std::string& out, const CompareBlock& b) {
   out += std::string(89, '=') + "\n";
@@ -130,7 +138,7 @@ std::vector<CompareBlock> compare_blocks(const std::vector<run::RunResult>& runs
       for (const run::RunResult* r : v.runs) {
         per_run.push_back(run_stats(*r));
         for (const auto& [name, value] : per_run.back())
-          if (base_rank(name) < kOwnRanks || value != 0) names.insert(name);
+          if (value != 0) names.insert(name);  // a stat zero in every run says nothing
       }
     }
     // Stats the host clock measured: they vary from run to run (not on the virtual engine).
@@ -148,7 +156,7 @@ std::vector<CompareBlock> compare_blocks(const std::vector<run::RunResult>& runs
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](const std::string& a, const std::string& b) { return base_rank(a) < base_rank(b); });
     for (const std::string& name : ordered) {
-      CompareRow row{name, name.ends_with('%'), host_timed.count(name) > 0, {}};
+      CompareRow row{name, in_points(name), host_timed.count(name) > 0, {}};
       for (size_t i = 0; i < g.variants.size(); ++i) {
         std::vector<double> values;
         for (const auto& s : stats[i]) {
@@ -209,7 +217,7 @@ std::string compare_table(const std::vector<run::RunResult>& runs, CompareRows w
         continue;
       }
       for (size_t i = 0; i < row.cells.size(); ++i) {
-        if (i > 0) out += shown_change(row, b, i) ? format_change(row.cells[i].change, row.absolute_change) : std::string(kRelWidth + 2, ' ');
+        if (i > 0) out += shown_change(row, b, i) ? format_change(row.cells[i], row.absolute_change) : std::string(kRelWidth + 2, ' ');
         out += format_avg(row.cells[i].value.avg) + format_err(row.cells[i].value);
       }
       out += fmt::format("  {}{}\n", row.stat, row.host_timed ? "  (host clock)" : "");

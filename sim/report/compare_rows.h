@@ -27,7 +27,7 @@ struct CompareCell {
 
 struct CompareRow {
   std::string stat;
-  bool absolute_change = false;  // names ending in '%': a difference, not a percentage
+  bool absolute_change = false;  // names ending in '%' or '_pct': a difference in points
   bool host_timed = false;       // measured with the host clock (uniprocessor, native): noisy
   std::vector<CompareCell> cells;  // the base first
 };
@@ -40,8 +40,8 @@ struct CompareBlock {
   std::vector<CompareRow> rows;
 };
 
-// One block per sweep point. Rows: every pagesim.* metric, then lock_stat.*, cache.* and proc-vmstat.*
-// stats that are non-zero in some run, each group by name.
+// One block per sweep point. Rows: the pagesim.*, lock_stat.*, cache.* and proc-vmstat.* stats
+// that are non-zero in some run, each group by name.
 std::vector<CompareBlock> compare_blocks(const std::vector<run::RunResult>& runs);
 
 }  // namespace pagesim::report
