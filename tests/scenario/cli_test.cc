@@ -48,10 +48,11 @@ struct Result {
   std::string out, err;
 };
 
-// Runs `pagesim ARGS` with stdout and stderr captured in files under `dir`.
-Result pagesim(const std::string& args, const fs::path& dir) {
+// Runs `pagesim ARGS` with stdout and stderr captured in files under `dir`; from `dir` as the
+// working directory when `in_dir`.
+Result pagesim(const std::string& args, const fs::path& dir, bool in_dir = false) {
   const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = fmt_cmd(args, out, err);
+  const std::string cmd = (in_dir ? "cd " + quote(dir.string()) + " && " : "") + fmt_cmd(args, out, err);
   const int status = std::system(cmd.c_str());
   Result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -127,6 +128,32 @@ TEST(Cli, MissingScenarioFileExitsTwo) {
   const Result r = pagesim("validate /nonexistent/s.yaml", fresh_dir());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/nonexistent/s.yaml"), std::string::npos);
+}
+
+// Shipped scenarios and machine files by name (config::shipped_dir); a path wins over a name, and
+// a name found nowhere is bad input that says where it was looked for.
+TEST(Cli, ShippedScenariosAndMachinesByName) {
+  const fs::path dir = fresh_dir();
+  for (const char* name : {"default", "default.yaml"}) {
+    const Result r = pagesim(std::string("validate ") + name, dir, true);
+    EXPECT_EQ(r.code, 0) << name << ": " << r.err;
+    EXPECT_NE(r.out.find("scenarios/default.yaml: ok:"), std::string::npos) << r.out;
+  }
+  fs::copy_file(fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml", dir / "default");
+  const Result mine = pagesim("validate default", dir, true);
+  EXPECT_EQ(mine.code, 0) << mine.err;
+  EXPECT_EQ(first_line(mine.out).rfind("default: ok:", 0), 0u) << mine.out;
+
+  const Result unknown = pagesim("validate no-such-scenario", dir, true);
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("scenario 'no-such-scenario' not found; looked for: no-such-scenario, "), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("scenarios/no-such-scenario.yaml"), std::string::npos) << unknown.err;
+
+  EXPECT_EQ(pagesim("validate virtual-thp-128 --set engine.machine_file=icx-8358-2s", dir, true).code, 0);
+  const Result machine = pagesim("validate virtual-thp-128 --set engine.machine_file=no-such-box", dir, true);
+  EXPECT_EQ(machine.code, 2);
+  EXPECT_NE(machine.err.find("engine.machine_file 'no-such-box' not found; looked for: "), std::string::npos) << machine.err;
+  EXPECT_NE(machine.err.find("machines/no-such-box.yaml"), std::string::npos) << machine.err;
 }
 
 // validate refuses what run would refuse, and names the engine keys the engine ignores.
@@ -415,7 +442,7 @@ TEST(VirtualCli, UsememPlacementToolReadsTheRunsTasks) {
 TEST(Cli, ListNamesEverySection) {
   const Result r = pagesim("list", fresh_dir());
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* s : {"random_mixed", "fault_field", "v5.17+eric", "buddy_check", "uniprocessor", "pcp_refill", "default.yaml",
+  for (const char* s : {"random_mixed", "fault_field", "v5.17+eric", "buddy_check", "uniprocessor", "pcp_refill", "\n  default ",
                         "Metrics", "ops_per_s"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
 }

@@ -36,6 +36,10 @@ struct LoadOptions {
   const std::vector<workload::WorkloadInfo>* workloads = nullptr;
 };
 
+// The scenario file `arg` names: a path that exists, else a shipped scenario by name (NAME or
+// NAME.yaml in config::shipped_dir("scenarios")). Throws InputError listing where it looked.
+std::string find_file(const std::string& arg);
+
 // Reads and validates a scenario file. Throws InputError (a missing file included).
 ScenarioSet load_file(const std::string& path, const LoadOptions& opt = {});
 // The same from text; `name` stands for the file name in messages and in Scenario::file.
