@@ -7,13 +7,13 @@ set(CPACK_PACKAGE_NAME pagesim)
 set(CPACK_PACKAGE_VENDOR "pagesim")
 set(CPACK_PACKAGE_CONTACT "${PAGESIM_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "simulator of the Linux page allocator")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "simulator of the Linux page allocator
- pagesim models the Linux page allocator (zones, buddy free lists, per-cpu page lists, zone
- locks) over an array of struct page records, with kernel presets from v5.17 to v6.18, and
- runs scenario files on a uniprocessor, a native-thread or a virtual-time engine, reporting
- lock use, struct page cache-line accesses and throughput.")
-set(CPACK_PACKAGE_HOMEPAGE_URL "")
+# The extended description, which cpack puts under the summary, each line indented.
+set(CPACK_PACKAGE_DESCRIPTION
+    "pagesim models the Linux page allocator (zones, buddy free lists, per-cpu
+page lists, zone locks) over an array of struct page records, with kernel
+presets from v5.17 to v6.18. It runs scenario files on a uniprocessor, a
+native-thread or a virtual-time engine and reports lock use, struct page
+cache-line accesses and throughput.")
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)  # Debian ships stripped binaries (lintian: unstripped-binary-or-object)
