@@ -116,11 +116,57 @@ TEST(Cli, UsageErrorsExitTwoAndHelpExitsZero) {
   EXPECT_EQ(pagesim("run x.yaml --bogus", dir).code, 2);
   const Result v = pagesim("--version", dir);
   EXPECT_EQ(v.code, 0);
-  EXPECT_NE(v.out.find('.'), std::string::npos);
+  EXPECT_EQ(v.out.rfind("pagesim 0.", 0), 0u) << v.out;
+  EXPECT_NE(v.out.find(" (commit "), std::string::npos) << v.out;
   for (const char* cmd : {"run", "validate", "list", "plot", "demo"}) {
     const Result h = pagesim(std::string(cmd) + " --help", dir);
     EXPECT_EQ(h.code, 0) << cmd;
     EXPECT_NE(h.out.find("Example: pagesim " + std::string(cmd)), std::string::npos) << cmd << ": " << h.out;
+  }
+}
+
+// --help's head and footer, and pagesim(1) drawn from the same declarations (tools/cli/manual.h).
+TEST(Cli, HelpAndManPageSayTheSame) {
+  const fs::path dir = fresh_dir();
+  const Result help = pagesim("--help", dir);
+  ASSERT_EQ(help.code, 0);
+  EXPECT_EQ(first_line(help.out), "pagesim: a simulator of the Linux page allocator (kernel presets v5.17 to v6.18)");
+  const Result man = pagesim("man", dir);
+  ASSERT_EQ(man.code, 0) << man.err;
+  EXPECT_NE(man.out.find("pagesim \\- a simulator of the Linux page allocator (kernel presets v5.17 to v6.18)"), std::string::npos);
+  for (const char* cmd : {"RUN", "VALIDATE", "LIST", "PLOT", "DEMO", "MERGE", "SLURM", "REPLAY", "CALIBRATE"})
+    EXPECT_NE(man.out.find(".SH \"PAGESIM " + std::string(cmd) + "\"\n"), std::string::npos) << cmd;
+  EXPECT_EQ(man.out.find("PAGESIM MAN"), std::string::npos) << "a hidden command has a section";
+  EXPECT_NE(man.out.find("\\fB\\-\\-set\\fR \\fITEXT\\fR ...\noverride a scenario value"), std::string::npos);
+  for (const char* both : {"PREFIX/share/pagesim/scenarios/NAME.yaml", "bad input: a scenario, machine file"}) {
+    EXPECT_NE(help.out.find(both), std::string::npos) << both;
+    std::string roff = both;
+    for (size_t at = 0; (at = roff.find('-', at)) != std::string::npos; at += 2) roff.insert(at, "\\");
+    EXPECT_NE(man.out.find(roff), std::string::npos) << roff;
+  }
+  EXPECT_NE(man.out.find(".SH \"EXIT STATUS\"\n.TP\n\\fB0\\fR\n"), std::string::npos);
+}
+
+// The bash completion's candidates (tools/cli/complete.h), one per line.
+TEST(Cli, CompletesCommandsOptionsScenariosPresetsAndKnobs) {
+  const fs::path dir = fresh_dir();
+  const std::pair<std::string, std::string> cases[] = {
+      {"r", "replay\nrun\n"},
+      {"''", "calibrate\ndemo\nlist\nmerge\nplot\nreplay\nrun\nslurm\nvalidate\n"},  // not the hidden ones
+      {"run --qu", "--quiet\n"},
+      {"run anon-w-rand-hugetlb-v", "@files\nanon-w-rand-hugetlb-vcpus\n"},
+      {"run x --set kernel.pres", "kernel.preset=\nkernel.presets=\n"},
+      {"run x --set kernel.preset=v6", "kernel.preset=v6.18\n"},
+      {"validate x --set kernel.knobs.buddy_check=", "kernel.knobs.buddy_check=after_unlock\nkernel.knobs.buddy_check=under_lock\n"},
+      {"run x --set workload.name=usem", "workload.name=usemem\n"},
+      {"replay t --profile v5.18", "v5.18\n"},
+      {"run x --json ''", "@files\n"},
+      {"run x --jobs ''", ""},
+  };
+  for (const auto& [words, want] : cases) {
+    const Result r = pagesim("complete -- " + words, dir);
+    EXPECT_EQ(r.code, 0) << words << ": " << r.err;
+    EXPECT_EQ(r.out, want) << words;
   }
 }
 
