@@ -6,6 +6,7 @@
 #include "pagesim/config/shipped.h"
 #include "pagesim/mm/config.h"
 #include "pagesim/run/runner.h"
+#include "pagesim/scenario/load.h"
 #include "pagesim/workload/registry.h"
 
 namespace pagesim::cli {
@@ -15,12 +16,6 @@ namespace {
 constexpr const char* kFiles = "@files";
 
 bool visible(const CLI::App* c) { return !c->get_group().empty(); }
-
-std::vector<std::string> preset_names() {
-  std::vector<std::string> out = mm::preset_names();
-  out.push_back("v5.17+eric+mel");
-  return out;
-}
 
 std::vector<std::string> shipped_scenarios() {
   std::vector<std::string> out;
@@ -45,7 +40,7 @@ std::vector<std::string> alternatives(std::string_view values) {
 // `--set KEY=VALUE`: the keys a scenario names from the registries, then, after "KEY=", its values.
 std::vector<std::string> set_candidates(const std::string& word) {
   std::vector<std::pair<std::string, std::vector<std::string>>> keys = {
-      {"kernel.preset", preset_names()}, {"kernel.presets", {}}, {"engine.name", run::engine_names()}, {"repeats", {}}, {"seed", {}}};
+      {"kernel.preset", scenario::preset_choices()}, {"kernel.presets", {}}, {"engine.name", run::engine_names()}, {"repeats", {}}, {"seed", {}}};
   std::vector<std::string> workloads;
   for (const workload::WorkloadInfo& w : workload::registered_workloads()) {
     workloads.push_back(w.name);
@@ -72,7 +67,7 @@ const CLI::Option* find_option(const CLI::App& cmd, const std::string& word) {
 
 std::vector<std::string> option_values(const CLI::Option& o, const std::string& word) {
   if (o.check_name("--set")) return set_candidates(word);
-  if (o.check_name("--profile")) return preset_names();
+  if (o.check_name("--profile")) return scenario::preset_choices();
   return {o.get_type_name().rfind("TEXT", 0) == 0 ? kFiles : ""};
 }
 

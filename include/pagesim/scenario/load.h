@@ -53,6 +53,9 @@ nlohmann::ordered_json resolved_json(const ScenarioSet& set);
 // --json/--csv/--proc/--out options do. Empty fields of `o` leave the scenario's value alone.
 void override_outputs(ScenarioSet& set, const Outputs& o);
 
+// The preset names a scenario accepts: mm's presets and the alias v5.17+eric+mel (= v5.18).
+std::vector<std::string> preset_choices();
+
 // One line describing a workload parameter, for `pagesim list` and docs:
 // "ops  integer in [1, 1000000000000], default 200000: allocation or free operations".
 std::string describe_param(const config::ParamSpec& spec);
