@@ -38,7 +38,7 @@ std::vector<fs::path> shipped_candidates(std::string_view kind, const std::strin
 std::string first_existing(const std::vector<fs::path>& candidates) {
   for (const fs::path& c : candidates) {
     std::error_code ec;
-    if (fs::exists(c, ec)) return c.string();
+    if (fs::exists(c, ec) && !fs::is_directory(c, ec)) return c.string();
   }
   return "";
 }

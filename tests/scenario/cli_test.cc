@@ -185,6 +185,10 @@ TEST(Cli, ShippedScenariosAndMachinesByName) {
     EXPECT_EQ(r.code, 0) << name << ": " << r.err;
     EXPECT_NE(r.out.find("scenarios/default.yaml: ok:"), std::string::npos) << r.out;
   }
+  fs::create_directory(dir / "default.yaml");  // an output directory is not a scenario: the name still finds the shipped one
+  const Result beside_dir = pagesim("validate default.yaml", dir, true);
+  EXPECT_EQ(beside_dir.code, 0) << beside_dir.err;
+  EXPECT_NE(beside_dir.out.find("scenarios/default.yaml: ok:"), std::string::npos) << beside_dir.out;
   fs::copy_file(fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml", dir / "default");
   const Result mine = pagesim("validate default", dir, true);
   EXPECT_EQ(mine.code, 0) << mine.err;

@@ -19,7 +19,8 @@ std::filesystem::path shipped_dir(std::string_view kind);
 // in shipped_dir(kind). None when `name` has a directory part: a path is never a name.
 std::vector<std::filesystem::path> shipped_candidates(std::string_view kind, const std::string& name);
 
-// The first of `candidates` that exists, or "".
+// The first of `candidates` that exists and is not a directory (`pagesim run default --out
+// default` leaves one), or "".
 std::string first_existing(const std::vector<std::filesystem::path>& candidates);
 // The same, or throws InputError "WHAT 'ARG' not found; looked for: A, B, ..." (exit code 2, as
 // all bad input).
