@@ -52,11 +52,12 @@ def main():
         check("\n  anon-w-rand-hugetlb " in listed, "pagesim list does not list anon-w-rand-hugetlb")
 
         # By name: the shipped scenario, and through it the default machine file, from the prefix.
+        # One preset of its four: about 5 s (all four: 12 s; 46 s and 160 s under .ci/run's ASan).
         run([pagesim, "run", "anon-w-rand-hugetlb", "--set", "repeats=1", "--set", "workload.params.iterations=1",
-             "--quiet", "--json", "r.json"], cwd=work)
+             "--set", "kernel.presets=[v5.17]", "--quiet", "--json", "r.json"], cwd=work)
         with open(os.path.join(work, "r.json")) as f:
             result = json.load(f)
-        check(len(result["runs"]) == 4, f"{len(result['runs'])} runs, expected the four presets")
+        check([r["variant"] for r in result["runs"]] == ["v5.17"], f"runs: {[r['variant'] for r in result['runs']]}")
 
         missing = subprocess.run([pagesim, "run", "no-such-scenario"], cwd=work, capture_output=True, text=True, timeout=60)
         check(missing.returncode == 2 and f"{scenarios}/no-such-scenario.yaml" in missing.stderr,
