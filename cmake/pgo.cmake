@@ -25,6 +25,8 @@ ExternalProject_Add(pgo_instrumented
   # The same compiler: another one could not read the profile, or would not match its objects.
   CMAKE_ARGS -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER} -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
              -DPAGESIM_NATIVE=${PAGESIM_NATIVE} -DPAGESIM_BUILD_BENCH=OFF -DPAGESIM_PGO=OFF
+             # no commit stamp: each commit would relink it, and so retrain and rebuild all
+             -DPAGESIM_STAMP_COMMIT=OFF
              "-DCMAKE_CXX_FLAGS=${CMAKE_CXX_FLAGS} -fprofile-generate=${pgo_profile} -fprofile-prefix-path=${pgo_dir}/build -fprofile-update=prefer-atomic"
              "-DCMAKE_EXE_LINKER_FLAGS=${CMAKE_EXE_LINKER_FLAGS} -fprofile-generate"
   BUILD_COMMAND ${CMAKE_COMMAND} --build <BINARY_DIR> --target pagesim

@@ -7,7 +7,10 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cli/build_info.h"
 #include "cli/commands.h"
+#include "cli/complete.h"
+#include "cli/manual.h"
 #include "pagesim/error.h"
 #include "pagesim/version.h"
 
@@ -23,15 +26,16 @@ std::string with_example(std::string_view what, std::string_view example) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"pagesim: a simulator of the Linux v5.17 page allocator\n"
-               "Example: pagesim run scenarios/default.yaml --json out.json"};
-  app.set_version_flag("--version", PAGESIM_VERSION);
+  CLI::App app{cli::app_description()};
+  app.footer(cli::help_footer());
+  app.set_version_flag("--version", fmt::format("pagesim {} (commit {})", PAGESIM_VERSION, cli::kBuildCommit));
   app.require_subcommand(1);
+  constexpr const char* kScenario = "scenario file (YAML), or the name of a shipped one (pagesim list)";
 
   cli::RunArgs ra;
   auto* run = app.add_subcommand("run", with_example("Run every variant, repeat and sweep point of a scenario and print the report.",
-                                                     "pagesim run scenarios/default.yaml --set repeats=1 --json out.json"));
-  run->add_option("scenario", ra.scenario, "scenario file (YAML)")->required();
+                                                     "pagesim run default --set repeats=1 --json out.json"));
+  run->add_option("scenario", ra.scenario, kScenario)->required();
   run->add_option("--set", ra.sets, "override a scenario value: key.path=value (repeatable)")->allow_extra_args(false)->take_all();
   run->add_option("--json", ra.json, "write the JSON result (schema pagesim/1) to FILE");
   run->add_option("--csv", ra.csv, "write one CSV row per run and metric to FILE");
@@ -45,8 +49,8 @@ int main(int argc, char** argv) {
 
   cli::ValidateArgs va;
   auto* validate = app.add_subcommand("validate", with_example("Check a scenario file; with --resolved, print it with every default filled in (JSON).",
-                                                               "pagesim validate scenarios/default.yaml --resolved"));
-  validate->add_option("scenario", va.scenario, "scenario file (YAML)")->required();
+                                                               "pagesim validate default --resolved"));
+  validate->add_option("scenario", va.scenario, kScenario)->required();
   validate->add_option("--set", va.sets, "override a scenario value: key.path=value (repeatable)")->allow_extra_args(false)->take_all();
   validate->add_flag("--resolved", va.resolved, "print the fully resolved scenario");
 
@@ -74,8 +78,8 @@ int main(int argc, char** argv) {
 
   cli::SlurmArgs sa;
   auto* slurm = app.add_subcommand("slurm", with_example("Write an sbatch script that runs a scenario's shards as a Slurm job array, then merges them.",
-                                                         "pagesim slurm scenarios/anon-w-rand-hugetlb-vcpus.yaml --shards 8 --script sweep.sbatch"));
-  slurm->add_option("scenario", sa.scenario, "scenario file (YAML)")->required();
+                                                         "pagesim slurm anon-w-rand-hugetlb-vcpus --shards 8 --script sweep.sbatch"));
+  slurm->add_option("scenario", sa.scenario, kScenario)->required();
   slurm->add_option("--shards", sa.shards, "number of shards (array elements)")->required()->check(CLI::Range(1u, 100000u));
   slurm->add_option("--set", sa.sets, "override a scenario value: key.path=value (repeatable)")->allow_extra_args(false)->take_all();
   slurm->add_option("--out", sa.out_dir, "shared directory for the shards and the merged result (default: pagesim-slurm)");
@@ -103,6 +107,12 @@ int main(int argc, char** argv) {
   calibrate->add_option("--out", ca.out, "machine file to write (default: host.yaml; never inside the shipped machines/)");
   calibrate->add_flag("--quick", ca.quick, "small buffers and few repetitions: seconds, indicative figures only");
 
+  // Hidden (no group): what the build and the bash completion ask of the CLI's declarations.
+  auto* man = app.add_subcommand("man", "Print pagesim(1), the man page, in roff")->group("");
+  std::vector<std::string> words;
+  auto* complete = app.add_subcommand("complete", "Print the completions of the last word: pagesim complete -- WORD...")->group("");
+  complete->add_option("words", words, "the command line after pagesim, up to the cursor");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -110,6 +120,14 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   try {
+    if (*man) {
+      fmt::print("{}", cli::man_page(app, PAGESIM_VERSION));
+      return 0;
+    }
+    if (*complete) {
+      for (const std::string& c : cli::complete(app, words)) fmt::print("{}\n", c);
+      return 0;
+    }
     if (*run) return cli::run(ra);
     if (*validate) return cli::validate(va);
     if (*list) return cli::list();

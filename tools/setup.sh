@@ -13,10 +13,12 @@ shift || true
 
 packages=(g++ cmake ninja-build pkg-config libboost-dev libboost-context-dev libabsl-dev libfmt-dev
           libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev liblzma-dev gnuplot-nox
-          python3-minimal clang parallel)
+          python3-minimal clang parallel git man-db bash-completion dpkg-dev file)
 # python3: tools/usemem-placement.py, tests/layering_test.py; g++: the profile-guided build (below)
 # and the TSan build of .ci/run; clang: plain builds (CMakeLists.txt) and tools/fuzz; parallel: the
-# GNU parallel sharding test.
+# GNU parallel sharding test; git: the commit in pagesim --version (cmake/build_info.cmake); man-db,
+# bash-completion: the installed man page and completion's test; dpkg-dev, file: cpack -G DEB's
+# dependency list (dpkg-shlibdeps) and its test.
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

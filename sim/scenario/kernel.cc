@@ -5,16 +5,19 @@
 #include "pagesim/config/units.h"
 #include "sections.h"
 
-namespace pagesim::scenario::detail {
+namespace pagesim::scenario {
 
-namespace {
-
-// Accepted preset spellings: the presets plus the alias for v5.18.
 std::vector<std::string> preset_choices() {
   std::vector<std::string> names = mm::preset_names();
   names.emplace_back("v5.17+eric+mel");
   return names;
 }
+
+}  // namespace pagesim::scenario
+
+namespace pagesim::scenario::detail {
+
+namespace {
 
 std::vector<std::string> knob_names() {
   std::vector<std::string> names;

@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <limits>
 
 #include "pagesim/config/diagnostics.h"
+#include "pagesim/config/shipped.h"
 #include "overrides.h"
 #include "pagesim/error.h"
 #include "pagesim/engine/virtual/sched.h"
@@ -144,6 +146,12 @@ ScenarioSet load_string(std::string_view yaml, const std::string& name, const Lo
     set.push_back(std::move(sc));
   }
   return set;
+}
+
+std::string find_file(const std::string& arg) {
+  std::vector<std::filesystem::path> where{arg};
+  for (std::filesystem::path& p : config::shipped_candidates("scenarios", arg)) where.push_back(std::move(p));
+  return config::require_existing("scenario", arg, where);
 }
 
 ScenarioSet load_file(const std::string& path, const LoadOptions& opt) {

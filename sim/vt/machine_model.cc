@@ -9,12 +9,9 @@
 
 #include "pagesim/config/diagnostics.h"
 #include "pagesim/config/schema.h"
+#include "pagesim/config/shipped.h"
 #include "pagesim/config/tree.h"
 #include "pagesim/error.h"
-
-#ifndef PAGESIM_MACHINES_DIR
-#define PAGESIM_MACHINES_DIR "machines"
-#endif
 
 namespace pagesim::vt {
 
@@ -170,6 +167,6 @@ void require_clear_rate(const MachineModel& m, ClearMode mode, const std::string
                                  m.file.empty() ? m.name : m.file, who, clear_mode_name(mode)));
 }
 
-std::string default_machine_file() { return std::string(PAGESIM_MACHINES_DIR) + "/icx-8358-2s.yaml"; }
+std::string default_machine_file() { return (config::shipped_dir("machines") / "icx-8358-2s.yaml").string(); }
 
 }  // namespace pagesim::vt

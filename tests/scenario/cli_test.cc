@@ -48,10 +48,11 @@ struct Result {
   std::string out, err;
 };
 
-// Runs `pagesim ARGS` with stdout and stderr captured in files under `dir`.
-Result pagesim(const std::string& args, const fs::path& dir) {
+// Runs `pagesim ARGS` with stdout and stderr captured in files under `dir`; from `dir` as the
+// working directory when `in_dir`.
+Result pagesim(const std::string& args, const fs::path& dir, bool in_dir = false) {
   const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = fmt_cmd(args, out, err);
+  const std::string cmd = (in_dir ? "cd " + quote(dir.string()) + " && " : "") + fmt_cmd(args, out, err);
   const int status = std::system(cmd.c_str());
   Result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -115,7 +116,8 @@ TEST(Cli, UsageErrorsExitTwoAndHelpExitsZero) {
   EXPECT_EQ(pagesim("run x.yaml --bogus", dir).code, 2);
   const Result v = pagesim("--version", dir);
   EXPECT_EQ(v.code, 0);
-  EXPECT_NE(v.out.find('.'), std::string::npos);
+  EXPECT_EQ(v.out.rfind("pagesim 0.", 0), 0u) << v.out;
+  EXPECT_NE(v.out.find(" (commit "), std::string::npos) << v.out;
   for (const char* cmd : {"run", "validate", "list", "plot", "demo"}) {
     const Result h = pagesim(std::string(cmd) + " --help", dir);
     EXPECT_EQ(h.code, 0) << cmd;
@@ -123,10 +125,85 @@ TEST(Cli, UsageErrorsExitTwoAndHelpExitsZero) {
   }
 }
 
+// --help's head and footer, and pagesim(1) drawn from the same declarations (tools/cli/manual.h).
+TEST(Cli, HelpAndManPageSayTheSame) {
+  const fs::path dir = fresh_dir();
+  const Result help = pagesim("--help", dir);
+  ASSERT_EQ(help.code, 0);
+  EXPECT_EQ(first_line(help.out), "pagesim: a simulator of the Linux page allocator (kernel presets v5.17 to v6.18)");
+  const Result man = pagesim("man", dir);
+  ASSERT_EQ(man.code, 0) << man.err;
+  EXPECT_NE(man.out.find("pagesim \\- a simulator of the Linux page allocator (kernel presets v5.17 to v6.18)"), std::string::npos);
+  for (const char* cmd : {"RUN", "VALIDATE", "LIST", "PLOT", "DEMO", "MERGE", "SLURM", "REPLAY", "CALIBRATE"})
+    EXPECT_NE(man.out.find(".SH \"PAGESIM " + std::string(cmd) + "\"\n"), std::string::npos) << cmd;
+  EXPECT_EQ(man.out.find("PAGESIM MAN"), std::string::npos) << "a hidden command has a section";
+  EXPECT_NE(man.out.find("\\fB\\-\\-set\\fR \\fITEXT\\fR ...\noverride a scenario value"), std::string::npos);
+  for (const char* both : {"PREFIX/share/pagesim/scenarios/NAME.yaml", "bad input: a scenario, machine file"}) {
+    EXPECT_NE(help.out.find(both), std::string::npos) << both;
+    std::string roff = both;
+    for (size_t at = 0; (at = roff.find('-', at)) != std::string::npos; at += 2) roff.insert(at, "\\");
+    EXPECT_NE(man.out.find(roff), std::string::npos) << roff;
+  }
+  EXPECT_NE(man.out.find(".SH \"EXIT STATUS\"\n.TP\n\\fB0\\fR\n"), std::string::npos);
+}
+
+// The bash completion's candidates (tools/cli/complete.h), one per line.
+TEST(Cli, CompletesCommandsOptionsScenariosPresetsAndKnobs) {
+  const fs::path dir = fresh_dir();
+  const std::pair<std::string, std::string> cases[] = {
+      {"r", "replay\nrun\n"},
+      {"''", "calibrate\ndemo\nlist\nmerge\nplot\nreplay\nrun\nslurm\nvalidate\n"},  // not the hidden ones
+      {"run --qu", "--quiet\n"},
+      {"run anon-w-rand-hugetlb-v", "@files\nanon-w-rand-hugetlb-vcpus\n"},
+      {"run x --set kernel.pres", "kernel.preset=\nkernel.presets=\n"},
+      {"run x --set kernel.preset=v6", "kernel.preset=v6.18\n"},
+      {"validate x --set kernel.knobs.buddy_check=", "kernel.knobs.buddy_check=after_unlock\nkernel.knobs.buddy_check=under_lock\n"},
+      {"run x --set workload.name=usem", "workload.name=usemem\n"},
+      {"replay t --profile v5.18", "v5.18\n"},
+      {"run x --json ''", "@files\n"},
+      {"run x --jobs ''", ""},
+  };
+  for (const auto& [words, want] : cases) {
+    const Result r = pagesim("complete -- " + words, dir);
+    EXPECT_EQ(r.code, 0) << words << ": " << r.err;
+    EXPECT_EQ(r.out, want) << words;
+  }
+}
+
 TEST(Cli, MissingScenarioFileExitsTwo) {
   const Result r = pagesim("validate /nonexistent/s.yaml", fresh_dir());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/nonexistent/s.yaml"), std::string::npos);
+}
+
+// Shipped scenarios and machine files by name (config::shipped_dir); a path wins over a name, and
+// a name found nowhere is bad input that says where it was looked for.
+TEST(Cli, ShippedScenariosAndMachinesByName) {
+  const fs::path dir = fresh_dir();
+  for (const char* name : {"default", "default.yaml"}) {
+    const Result r = pagesim(std::string("validate ") + name, dir, true);
+    EXPECT_EQ(r.code, 0) << name << ": " << r.err;
+    EXPECT_NE(r.out.find("scenarios/default.yaml: ok:"), std::string::npos) << r.out;
+  }
+  fs::create_directory(dir / "default.yaml");  // an output directory is not a scenario: the name still finds the shipped one
+  const Result beside_dir = pagesim("validate default.yaml", dir, true);
+  EXPECT_EQ(beside_dir.code, 0) << beside_dir.err;
+  EXPECT_NE(beside_dir.out.find("scenarios/default.yaml: ok:"), std::string::npos) << beside_dir.out;
+  fs::copy_file(fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml", dir / "default");
+  const Result mine = pagesim("validate default", dir, true);
+  EXPECT_EQ(mine.code, 0) << mine.err;
+  EXPECT_EQ(first_line(mine.out).rfind("default: ok:", 0), 0u) << mine.out;
+
+  const Result unknown = pagesim("validate no-such-scenario", dir, true);
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("scenario 'no-such-scenario' not found; looked for: no-such-scenario, "), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("scenarios/no-such-scenario.yaml"), std::string::npos) << unknown.err;
+
+  EXPECT_EQ(pagesim("validate virtual-thp-128 --set engine.machine_file=icx-8358-2s", dir, true).code, 0);
+  const Result machine = pagesim("validate virtual-thp-128 --set engine.machine_file=no-such-box", dir, true);
+  EXPECT_EQ(machine.code, 2);
+  EXPECT_NE(machine.err.find("engine.machine_file 'no-such-box' not found; looked for: "), std::string::npos) << machine.err;
+  EXPECT_NE(machine.err.find("machines/no-such-box.yaml"), std::string::npos) << machine.err;
 }
 
 // validate refuses what run would refuse, and names the engine keys the engine ignores.
@@ -415,7 +492,7 @@ TEST(VirtualCli, UsememPlacementToolReadsTheRunsTasks) {
 TEST(Cli, ListNamesEverySection) {
   const Result r = pagesim("list", fresh_dir());
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* s : {"random_mixed", "fault_field", "v5.17+eric", "buddy_check", "uniprocessor", "pcp_refill", "default.yaml",
+  for (const char* s : {"random_mixed", "fault_field", "v5.17+eric", "buddy_check", "uniprocessor", "pcp_refill", "\n  default ",
                         "Metrics", "ops_per_s"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "pagesim/config/shipped.h"
 #include "pagesim/error.h"
 #include "pagesim/mm/config.h"
 #include "pagesim/mm/types.h"
@@ -28,20 +29,14 @@ std::string preset_delta(const std::string& name) {
   return out.empty() ? " (the base: every knob at its default)" : out;
 }
 
-// The shipped scenarios: ./scenarios when run from a checkout, else the source tree's.
-fs::path scenario_dir() {
-  if (fs::is_directory("scenarios")) return "scenarios";
-  return PAGESIM_SCENARIO_DIR;
-}
-
 void list_scenarios() {
-  const fs::path dir = scenario_dir();
+  const fs::path dir = config::shipped_dir("scenarios");
   std::vector<fs::path> files;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
     if (e.path().extension() == ".yaml") files.push_back(e.path());
   std::sort(files.begin(), files.end());
-  fmt::print("\nScenarios ({}):\n", dir.string());
+  fmt::print("\nScenarios (pagesim run NAME, or a path; each is {}/NAME.yaml):\n", dir.string());
   for (const fs::path& f : files) {
     std::string what;
     try {
@@ -52,7 +47,7 @@ void list_scenarios() {
       const std::string msg = e.what();
       what = "(does not validate: " + msg.substr(0, msg.find('\n')) + ")";
     }
-    fmt::print("  {:<32} {}\n", f.string(), what);
+    fmt::print("  {:<36} {}\n", f.stem().string(), what);
   }
 }
 

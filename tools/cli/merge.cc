@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "pagesim/error.h"
 #include "pagesim/report/report.h"
+#include "pagesim/scenario/load.h"
 
 namespace pagesim::cli {
 
@@ -61,7 +62,7 @@ int slurm(const SlurmArgs& a) {
   for (const std::string& s : a.sets) sets += " --set " + quote(s);
   const std::string self = a.pagesim.empty() ? fs::absolute("/proc/self/exe").string() : a.pagesim;
   const std::string bin = fs::exists(self) ? fs::canonical(self).string() : self;
-  const std::string out = fs::absolute(a.out_dir).lexically_normal().string(), scenario = fs::absolute(a.scenario).string();
+  const std::string out = fs::absolute(a.out_dir).lexically_normal().string(), scenario = fs::absolute(scenario::find_file(a.scenario)).string();
   // #SBATCH lines are not read by a shell: the path goes in as it is, so it must need no quoting.
   if (out.find_first_of(" \t\n'\"$`\\%") != std::string::npos)
     throw InputError(fmt::format("--out {}: sbatch directives cannot quote a path with spaces, quotes, '$' or '%'", out));

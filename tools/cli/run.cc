@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "commands.h"
+#include "pagesim/config/shipped.h"
 #include "pagesim/engine/engine.h"
 #include "pagesim/error.h"
 #include "pagesim/report/procfs.h"
@@ -55,11 +56,12 @@ class StopSignalGuard {
   struct sigaction old_[std::size(kSignals)] = {};
 };
 
+// A scenario by path or by shipped name (scenario::find_file).
 scenario::ScenarioSet load(const std::string& file, const std::vector<std::string>& sets) {
   scenario::LoadOptions opt;
   opt.overrides = sets;
   opt.engines = run::engine_names();
-  return scenario::load_file(file, opt);
+  return scenario::load_file(scenario::find_file(file), opt);
 }
 
 // Fails before any run when an output could not be written afterwards: a file whose directory
@@ -71,8 +73,9 @@ void check_outputs(const scenario::ScenarioSet& set, const scenario::Outputs& o,
   std::vector<std::string> inputs;
   for (const scenario::Scenario& sc : set) {
     inputs.push_back(sc.file);
-    for (const std::string& f : {sc.engine_options.machine_file, sc.engine_options.sched_trace})
-      if (!f.empty()) inputs.push_back(engine::input_path(sc.file, f));
+    const engine::EngineOptions& eo = sc.engine_options;
+    if (!eo.machine_file.empty()) inputs.push_back(config::first_existing(engine::machine_file_candidates(sc.file, eo.machine_file)));
+    if (!eo.sched_trace.empty()) inputs.push_back(engine::input_path(sc.file, eo.sched_trace));
   }
   auto check = [&](const std::string& what, const std::string& path) {
     if (path.empty() || path == "-") return;
@@ -186,7 +189,7 @@ int validate(const ValidateArgs& a) {
   }
   print_warnings(set);
   const scenario::Scenario& sc = set.front();
-  fmt::print("{}: ok: {} variant(s) x {} repeat(s)", a.scenario, sc.variants.size(), sc.repeats);
+  fmt::print("{}: ok: {} variant(s) x {} repeat(s)", sc.file, sc.variants.size(), sc.repeats);
   if (set.size() > 1) fmt::print(" x {} sweep points of {}", set.size(), sc.sweep.key);
   fmt::print(", workload {}, engine {}\n", sc.workload, sc.engine);
   return 0;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -88,8 +89,12 @@ void check_virtual(const mm::MachineSpec& spec, const EngineOptions& o, const st
 vt::MachineModel virtual_machine_model(const EngineOptions& o, const std::string& source);
 
 // An input file an engine option names (machine file, placement trace): as given when absolute
-// or found from the working directory, else next to the scenario file `source`.
+// or found from the working directory, else next to the scenario file `source`; `file` as
+// given when neither exists.
 std::string input_path(const std::string& source, const std::string& file);
+// Where engine.machine_file is looked for, in order: where input_path looks, then among the
+// shipped machine files by name (config::shipped_candidates: NAME or NAME.yaml).
+std::vector<std::filesystem::path> machine_file_candidates(const std::string& source, const std::string& file);
 
 // The metrics the engines report themselves.
 std::vector<run::MetricInfo> engine_metrics();

@@ -36,6 +36,10 @@ struct LoadOptions {
   const std::vector<workload::WorkloadInfo>* workloads = nullptr;
 };
 
+// The scenario file `arg` names: a path that exists, else a shipped scenario by name (NAME or
+// NAME.yaml in config::shipped_dir("scenarios")). Throws InputError listing where it looked.
+std::string find_file(const std::string& arg);
+
 // Reads and validates a scenario file. Throws InputError (a missing file included).
 ScenarioSet load_file(const std::string& path, const LoadOptions& opt = {});
 // The same from text; `name` stands for the file name in messages and in Scenario::file.
@@ -48,6 +52,9 @@ nlohmann::ordered_json resolved_json(const ScenarioSet& set);
 // Replaces the outputs of every scenario in the set (and in their resolved form), as the CLI's
 // --json/--csv/--proc/--out options do. Empty fields of `o` leave the scenario's value alone.
 void override_outputs(ScenarioSet& set, const Outputs& o);
+
+// The preset names a scenario accepts: mm's presets and the alias v5.17+eric+mel (= v5.18).
+std::vector<std::string> preset_choices();
 
 // One line describing a workload parameter, for `pagesim list` and docs:
 // "ops  integer in [1, 1000000000000], default 200000: allocation or free operations".

@@ -98,7 +98,7 @@ MachineModel parse_machine_model(const std::string& yaml, const std::string& nam
 // `who` (a key, perhaps after its file) is what asked for the mode.
 void require_clear_rate(const MachineModel& m, ClearMode mode, const std::string& who);
 
-// The shipped machine file of the kernel test robot's box (the source tree's machines/).
+// The shipped machine file of the kernel test robot's box (config::shipped_dir("machines")).
 std::string default_machine_file();
 
 // The values of `m` as the machine file writes them, in file order, one per line of the file,

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "../summaries.h"
+#include "pagesim/config/shipped.h"
 #include "pagesim/engine/virtual/driver.h"
 #include "pagesim/engine/virtual/numa_balancing.h"
 #include "pagesim/error.h"
@@ -21,7 +22,9 @@ namespace {
 using E = VirtualCpu;
 
 std::string machine_file_of(const EngineOptions& eo, const std::string& source) {
-  return eo.machine_file.empty() ? vt::default_machine_file() : input_path(source, eo.machine_file);
+  if (eo.machine_file.empty()) return vt::default_machine_file();
+  return config::require_existing(fmt::format("{}: engine.machine_file", source), eo.machine_file,
+                                  machine_file_candidates(source, eo.machine_file));
 }
 
 }  // namespace
