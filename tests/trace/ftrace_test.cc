@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include <lzma.h>
 #include <unistd.h>
 
 #include "pagesim/error.h"
@@ -343,6 +344,31 @@ TEST(FtraceFiles, CorruptXzNamesTheFile) {
   std::ofstream(plain) << "# tracer: nop\n";
   EXPECT_THROW(read_ftrace(plain.string()), InputError);
   fs::remove(plain);
+}
+
+// A .xz cut short (a copy interrupted, a full disk): the file and "truncated", at any cut.
+TEST(FtraceFiles, TruncatedXzNamesTheFile) {
+  const std::string text = "# tracer: nop\n  t-1 [000] .....   1.000001: mm_page_free: page=00000000deadbeef pfn=0x40100 order=0\n";
+  std::string xz(lzma_stream_buffer_bound(text.size()), '\0');
+  size_t size = 0;
+  ASSERT_EQ(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, nullptr, reinterpret_cast<const uint8_t*>(text.data()), text.size(),
+                                    reinterpret_cast<uint8_t*>(xz.data()), &size, xz.size()),
+            LZMA_OK);
+  xz.resize(size);
+  const fs::path path = temp_file("truncated.trace.xz");
+  auto write = [&](size_t n) { std::ofstream(path, std::ios::binary).write(xz.data(), static_cast<std::streamsize>(n)); };
+  write(xz.size());
+  EXPECT_EQ(read_ftrace(path.string()).events.size(), 1u);
+  for (size_t cut : {xz.size() - 1, xz.size() / 2, size_t{12}}) {
+    write(cut);
+    try {
+      read_ftrace(path.string());
+      ADD_FAILURE() << "cut at " << cut << ": no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), path.string() + ": corrupt .xz file: compressed data is truncated") << "cut at " << cut;
+    }
+  }
+  fs::remove(path);
 }
 
 struct RealTrace {
