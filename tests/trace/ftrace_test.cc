@@ -253,6 +253,17 @@ TEST(FtraceErrors, TruncatedLine) {
             "dev.trace:1:52: truncated line: expected 'EVENT:'");
 }
 
+// Two lines run together (a line cut short, the next appended): the second's fields repeat the
+// first's, and the first's would be lost, so the line is refused at the repeated field.
+TEST(FtraceErrors, RepeatedFieldIsTwoLinesRunTogether) {
+  const std::string joined =
+      "a-1 [000] ..... 1.0: mm_page_alloc: page=1 pfn=0x2 order=0 migratetype=1 gfp_flags=GFP_HIGHge_alloc: page=2 pfn=0x3 "
+      "order=0 migratetype=1 gfp_flags=GFP_KERNEL\n";
+  EXPECT_EQ(first_line(error_of(joined)), "dev.trace:1:102: mm_page_alloc: page=2 repeats a field of this line (two lines run together?)");
+  EXPECT_EQ(first_line(error_of("a-1 [000] ..... 1.0: mm_page_free: page=1 pfn=0x2 order=0 order=1\n")),
+            "dev.trace:1:59: mm_page_free: order=1 repeats a field of this line (two lines run together?)");
+}
+
 TEST(FtraceErrors, MissingPfn) {
   EXPECT_EQ(first_line(error_of("\n\nsh-4947 [000] ..... 289.246606: mm_page_free: page=0000000036474c5a order=0\n")),
             "dev.trace:3:76: mm_page_free: missing pfn= (truncated line?)");
