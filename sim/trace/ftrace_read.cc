@@ -270,6 +270,7 @@ class Parser {
     std::string_view name = l_.substr(i, e - i);
     const bool colon = name.back() == ':';
     if (colon) name.remove_suffix(1);
+    if (name.empty()) fail(i, "no event name before ':'");
     const std::optional<EventKind> kind = kind_of(name);
     // "work struct 00000000b1f2a3c4: function vmstat_update": only that function is kept.
     if (!kind || (*kind == EventKind::vmstat_update && !l_.ends_with(" function vmstat_update"))) {

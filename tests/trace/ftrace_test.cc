@@ -251,6 +251,9 @@ TEST(FtraceErrors, TruncatedLine) {
   // Cut before the event name.
   EXPECT_EQ(first_line(error_of("            bash-4935    [000] .....   288.902210: \n")),
             "dev.trace:1:52: truncated line: expected 'EVENT:'");
+  // No event name at all: it could not be counted under Trace::skipped, nor written back.
+  EXPECT_EQ(first_line(error_of("            bash-4935    [000] .....   288.902210: : page=1 pfn=0x2 order=0\n")),
+            "dev.trace:1:52: no event name before ':'");
 }
 
 // Two lines run together (a line cut short, the next appended): the second's fields repeat the
