@@ -117,6 +117,36 @@ TEST(PcpV6, DecayLowersHighAndDrainsTheExcess) {
   expect_invariants(*m);
 }
 
+// decay_pcp_high drains its excess a batch (63 pages) per free_pcppages_bulk call, from list 0
+// each time, and a call frees whole blocks. Worked by hand: 8 THP blocks (4096 pages) on the
+// pcp, high cut from 4096 to 4096 - 4096 / 8 = 3584: an excess of 512 pages is 9 calls
+// (8 x 63 + 8), and each frees one THP block, so 9 blocks would go; there are 8, so all of
+// them. In one call of 512 pages (6.18.0) it would have been a single block.
+TEST(PcpV6, DecayDrainsABatchPerCallSoEachCallTakesAThpBlock) {
+  auto m = v6_machine();
+  Cpu cpu(*m);
+  mm::Zone& z = normal(*m);
+  mm::PerCpuPages& pcp = z.pcp(0);
+  pcp.high_max = 100000;
+  std::vector<mm::Page*> thps;
+  for (int i = 0; i < 8; ++i) thps.push_back(cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE | mm::__GFP_COMP, 9));
+  cpu.mm.drain_local_pages(&z);
+  ASSERT_EQ(pcp.count, 0);
+  pcp.high = pcp.high_max;
+  for (mm::Page* p : thps) cpu.mm.__free_pages(p, 9);
+  ASSERT_EQ(pcp.count, 8 * 512);
+  Sink sink;
+  m->set_tracer(&sink);
+  pcp.high = 8 * 512;
+  pcp.high_min = 64;
+  EXPECT_TRUE(cpu.mm.decay_pcp_high(z));
+  m->set_tracer(nullptr);
+  EXPECT_EQ(pcp.high, 8 * 512 - 8 * 512 / 8);
+  EXPECT_EQ(sink.count(mm::TracepointId::mm_page_pcpu_drain, 9), 8u);
+  EXPECT_EQ(pcp.count, 0);
+  expect_invariants(*m);
+}
+
 // drain_pages_zone: chunks of batch << 5 in 6.x, one call in 5.17.
 TEST(PcpV6, DrainPagesZoneInChunks) {
   for (const char* p : {"v6.18", "v5.17"}) {
