@@ -335,6 +335,8 @@ class Parser {
         ev.migratetype = static_cast<int8_t>(v);
       } else if (key == "gfp_flags" && k == EventKind::mm_page_alloc) {
         once(gfp);
+        // The kernel prints flag names, '|' and hex: anything else is a corrupt line.
+        if (std::any_of(val.begin(), val.end(), [](char c) { return c < '!' || c > '~'; })) bad("has a character that is not printable");
         ev.gfp = intern_gfp(val, i);
       } else if (key == "percpu_refill" && k == EventKind::mm_page_alloc_zone_locked) {
         once(refill);

@@ -267,6 +267,13 @@ TEST(FtraceErrors, RepeatedFieldIsTwoLinesRunTogether) {
             "dev.trace:1:59: mm_page_free: order=1 repeats a field of this line (two lines run together?)");
 }
 
+// Control bytes in gfp_flags are a corrupt line: the kernel prints names, '|' and hex. (One
+// trailing CR is a CRLF line end; a second would not survive write_ftrace and a second read.)
+TEST(FtraceErrors, UnprintableGfpFlags) {
+  EXPECT_EQ(first_line(error_of("a-1 [000] ..... 1.0: mm_page_alloc: page=1 pfn=0x2 order=0 migratetype=1 gfp_flags=GFP_KERNEL\r\r\n")),
+            "dev.trace:1:74: mm_page_alloc: gfp_flags=GFP_KERNEL\r has a character that is not printable");
+}
+
 TEST(FtraceErrors, MissingPfn) {
   EXPECT_EQ(first_line(error_of("\n\nsh-4947 [000] ..... 289.246606: mm_page_free: page=0000000036474c5a order=0\n")),
             "dev.trace:3:76: mm_page_free: missing pfn= (truncated line?)");
