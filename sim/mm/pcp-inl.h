@@ -396,8 +396,11 @@ void Mm<E>::drain_pages_zone(Zone& zone) {
   } while (pcp.count > 0);
 }
 
-// decay_pcp_high (6.18: one free_pcppages_bulk for the excess; 6.18.7 splits it into batches
-// of the same total). Never drains more than batch << scale_max pages in one call.
+// decay_pcp_high, as 6.18.y has it since the stable backport of "batch page freeing in
+// decay_pcp_high" (6.18.7): the excess over the new high goes in free_pcppages_bulk calls of a
+// batch each. Each call frees whole blocks, so one that meets the THP list frees 512 pages for
+// its batch: a CPU holding THP blocks drains up to excess / batch of them (the kernel's traces
+// show 63 order-0 pages, 15 order-2 and 31 order-9 blocks for an excess of ~2016 pages).
 template <Exec E>
 bool Mm<E>::decay_pcp_high(Zone& zone) {
   if (cfg_.profile != Profile::v6_18) return false;
@@ -410,8 +413,8 @@ bool Mm<E>::decay_pcp_high(Zone& zone) {
     pcp.high = std::max({pcp.count - (batch << cfg_.pcp_batch_scale_max), pcp.high - (pcp.high >> 3), high_min});
     if (pcp.high > high_min) todo = true;
   }
-  if (const int to_drain = pcp.count - pcp.high; to_drain > 0) {
-    free_pcppages_bulk(zone, to_drain, pcp, 0);
+  for (int to_drain = pcp.count - pcp.high; to_drain > 0; to_drain -= std::min(to_drain, batch)) {
+    free_pcppages_bulk(zone, std::min(to_drain, batch), pcp, 0);
     todo = true;
   }
   ex_.local_irq_restore(flags, Site::decay_pcp_high);

@@ -11,6 +11,7 @@
 #include "pagesim/engine/uniprocessor/uniprocessor.h"
 #include "pagesim/error.h"
 #include "pagesim/mm/page_alloc.h"
+#include "input_checks.h"
 #include "pcp_lists.h"
 
 namespace pagesim::replay {
@@ -155,6 +156,7 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
   cfg.memmap_reserved = false;  // managed pages as the zoneinfo gives them
   cfg.deferred_struct_page_init = false;
 
+  detail::check_input(t, zi_in);
   const ZoneInfoFile zi = zi_in.zones.empty() ? zoneinfo_from_trace(t) : zi_in;
   // The zone holding most of the trace's blocks is the one replayed.
   std::vector<uint64_t> hits(zi.zones.size());

@@ -270,6 +270,7 @@ class Parser {
     std::string_view name = l_.substr(i, e - i);
     const bool colon = name.back() == ':';
     if (colon) name.remove_suffix(1);
+    if (name.empty()) fail(i, "no event name before ':'");
     const std::optional<EventKind> kind = kind_of(name);
     // "work struct 00000000b1f2a3c4: function vmstat_update": only that function is kept.
     if (!kind || (*kind == EventKind::vmstat_update && !l_.ends_with(" function vmstat_update"))) {
@@ -292,7 +293,7 @@ class Parser {
     const EventKind k = ev.kind;
     const bool has_mt = k == EventKind::mm_page_alloc || k == EventKind::mm_page_alloc_zone_locked ||
                         k == EventKind::mm_page_pcpu_drain;
-    bool page = false, page_null = false, pfn = false, order = false, mt = false, gfp = false;
+    bool page = false, page_null = false, pfn = false, order = false, mt = false, gfp = false, refill = false;
     for (; i < l_.size(); i = skip_spaces(i)) {
       const size_t e = token_end(i);
       const std::string_view tok = l_.substr(i, e - i);
@@ -301,11 +302,16 @@ class Parser {
       const std::string_view key = tok.substr(0, eq), val = tok.substr(eq + 1);
       const auto bad = [&](std::string_view why) { fail(i, fmt::format("{}: {} {}", name, tok, why)); };
       if (val.empty() && key != "gfp_flags") bad("has no value (truncated line?)");
+      // A field given twice is two lines run together: the first's value would be lost.
+      const auto once = [&](bool& seen) {
+        if (seen) bad("repeats a field of this line (two lines run together?)");
+        seen = true;
+      };
       if (key == "page") {
-        page = true;
+        once(page);
         page_null = is_null_page(val);
       } else if (key == "pfn") {
-        pfn = true;
+        once(pfn);
         if (val == "-1") {
           ev.pfn = kNoPfn;
         } else if (val.size() > 2 && val[0] == '0' && (val[1] == 'x' || val[1] == 'X')) {
@@ -314,13 +320,13 @@ class Parser {
           bad("is not a number");
         }
       } else if (key == "order") {
-        order = true;
+        once(order);
         unsigned o = 0;
         if (!parse_uint(val, o)) bad("is not a number");
         if (o > kMaxOrder) bad(fmt::format("is out of range (0..{})", kMaxOrder));
         ev.order = static_cast<uint8_t>(o);
       } else if (key == "migratetype" && has_mt) {
-        mt = true;
+        once(mt);
         int v = 0;
         const auto [q, ec] = std::from_chars(val.data(), val.data() + val.size(), v);
         if (ec != std::errc() || q != val.data() + val.size()) bad("is not a number");
@@ -328,9 +334,12 @@ class Parser {
           bad("is out of range (-128..127)");
         ev.migratetype = static_cast<int8_t>(v);
       } else if (key == "gfp_flags" && k == EventKind::mm_page_alloc) {
-        gfp = true;
+        once(gfp);
+        // The kernel prints flag names, '|' and hex: anything else is a corrupt line.
+        if (std::any_of(val.begin(), val.end(), [](char c) { return c < '!' || c > '~'; })) bad("has a character that is not printable");
         ev.gfp = intern_gfp(val, i);
       } else if (key == "percpu_refill" && k == EventKind::mm_page_alloc_zone_locked) {
+        once(refill);
         if (val != "0" && val != "1") bad("is not 0 or 1");
         ev.percpu_refill = val == "1";
       }

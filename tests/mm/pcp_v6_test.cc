@@ -81,6 +81,16 @@ TEST(PcpV6, FreeHighDrainsOnTheSecondHighOrderFree) {
   expect_invariants(*m);
 }
 
+// n blocks of `order` allocated and freed again with high at high_max, so that the pcp holds
+// exactly them (the refills' leftovers are drained in between).
+void free_onto_pcp(Cpu& cpu, mm::Zone& z, int n, unsigned order) {
+  std::vector<mm::Page*> blocks;
+  for (int i = 0; i < n; ++i) blocks.push_back(cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE | (order ? mm::__GFP_COMP : 0), order));
+  cpu.mm.drain_local_pages(&z);
+  z.pcp(0).high = z.pcp(0).high_max;
+  for (mm::Page* p : blocks) cpu.mm.__free_pages(p, order);
+}
+
 // decay_pcp_high: high loses an eighth (never more than count - batch << 5 allows, never
 // below high_min) and what lies above it is drained; at high_min it stops.
 TEST(PcpV6, DecayLowersHighAndDrainsTheExcess) {
@@ -89,12 +99,9 @@ TEST(PcpV6, DecayLowersHighAndDrainsTheExcess) {
   mm::Zone& z = normal(*m);
   mm::PerCpuPages& pcp = z.pcp(0);
   pcp.high_min = 64;
-  std::vector<mm::Page*> pages;
-  for (int i = 0; i < 3000; ++i) pages.push_back(cpu.mm.alloc_pages_node(0, mm::GFP_HIGHUSER_MOVABLE, 0));
-  pcp.high = pcp.high_max;
-  for (mm::Page* p : pages) cpu.mm.__free_pages(p, 0);
+  free_onto_pcp(cpu, z, 3000, 0);
   const int count = pcp.count;
-  ASSERT_GT(count, 3000);
+  ASSERT_EQ(count, 3000);
   // Just above count: the eighth (not the batch << 5 floor) sets the new high.
   pcp.high = count + 8;
   EXPECT_TRUE(cpu.mm.decay_pcp_high(z));
@@ -114,6 +121,31 @@ TEST(PcpV6, DecayLowersHighAndDrainsTheExcess) {
   EXPECT_EQ(pcp.count, 0);
   EXPECT_GE(events(*m, mm::PCP_DRAIN) - drains, 1u);
   EXPECT_FALSE(cpu.mm.decay_pcp_high(z)) << "at high_min with nothing to drain, vmstat_update may stop";
+  expect_invariants(*m);
+}
+
+// decay_pcp_high drains its excess a batch (63 pages) per free_pcppages_bulk call, from list 0
+// each time, and a call frees whole blocks. Worked by hand: 8 THP blocks (4096 pages) on the
+// pcp, high cut from 4096 to 4096 - 4096 / 8 = 3584: an excess of 512 pages is 9 calls
+// (8 x 63 + 8), and each frees one THP block, so 9 blocks would go; there are 8, so all of
+// them. In one call of 512 pages (6.18.0) it would have been a single block.
+TEST(PcpV6, DecayDrainsABatchPerCallSoEachCallTakesAThpBlock) {
+  auto m = v6_machine();
+  Sink sink;
+  Cpu cpu(*m);
+  mm::Zone& z = normal(*m);
+  z.pcp(0).high_max = 100000;
+  free_onto_pcp(cpu, z, 8, 9);
+  mm::PerCpuPages& pcp = z.pcp(0);
+  ASSERT_EQ(pcp.count, 8 * 512);
+  m->set_tracer(&sink);
+  pcp.high = 8 * 512;
+  pcp.high_min = 64;
+  EXPECT_TRUE(cpu.mm.decay_pcp_high(z));
+  m->set_tracer(nullptr);
+  EXPECT_EQ(pcp.high, 8 * 512 - 8 * 512 / 8);
+  EXPECT_EQ(sink.count(mm::TracepointId::mm_page_pcpu_drain, 9), 8u);
+  EXPECT_EQ(pcp.count, 0);
   expect_invariants(*m);
 }
 

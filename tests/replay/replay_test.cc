@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -197,6 +199,13 @@ class RealTraces : public ::testing::Test {
     o.decay = decay;
     return replay(trace::read_ftrace((dir_ / name).string()), read_zoneinfo((dir_ / "zoneinfo-at-capture.txt").string()), o);
   }
+  // The traced vmstat_update events, as (timestamp, CPU).
+  static std::vector<std::pair<double, unsigned>> vmstat_updates(const trace::Trace& t) {
+    std::vector<std::pair<double, unsigned>> v;
+    for (const trace::Event& e : t.events)
+      if (e.kind == trace::EventKind::vmstat_update) v.emplace_back(e.ts, e.cpu);
+    return v;
+  }
   std::filesystem::path dir_ = PAGESIM_TRACES_DIR;
 };
 
@@ -215,6 +224,23 @@ TEST_F(RealTraces, HugetlbKeepsItsPagesOnThePcpIn618Only) {
   const ReplayResult v5 = run("dev_hugetlb.trace.xz", "v5.17");
   EXPECT_GT(v5.model.at(Kind::refill, 9), 16u);
   EXPECT_GT(v5.model.at(Kind::drain, 9), 0u);
+}
+
+// dev_thp_vmstat holds workqueue_execute_start of vmstat_update: with the default options the
+// replay decays pcp->high there and nowhere else, on the traced CPU at the traced time (the
+// model's own trace carries its decay_pcp_high calls as the same events).
+TEST_F(RealTraces, ThpVmstatDecaysAtTheTracedTimesByDefault) {
+  const std::filesystem::path zi = dir_ / "zoneinfo-at-capture-thp.txt";
+  if (!std::filesystem::exists(zi)) GTEST_SKIP() << zi << " is absent";
+  const trace::Trace t = trace::read_ftrace((dir_ / "dev_thp_vmstat.trace.xz").string());
+  ReplayOptions o;
+  o.keep_model_trace = true;
+  const ReplayResult r = replay(t, read_zoneinfo(zi.string()), o);
+  EXPECT_EQ(r.decay, Decay::trace);
+  const auto traced = vmstat_updates(t);
+  EXPECT_EQ(traced.size(), 33u);
+  EXPECT_EQ(r.decays, traced.size());
+  EXPECT_EQ(vmstat_updates(r.model_trace), traced);
 }
 
 // dev_mixed: every refill and drain row within 15%, but for order-0 drains with vmstat's decay

@@ -540,6 +540,42 @@ TEST(Cli, ReplayBadTraceExitsTwoWithPositionAndWritesNothing) {
   EXPECT_EQ(pagesim("replay " + quote((dir / "nope.trace").string()), dir).code, 2);
 }
 
+// The trace and the machine disagree, or there is nothing to replay: the first line that shows
+// it where there is one, exit 2, and none of the outputs asked for.
+TEST(Cli, ReplayRefusesTracesThatDoNotFitAndWritesNothing) {
+  const fs::path dir = fresh_dir();
+  write_file(dir / "zi.txt", replay_cli::kZoneinfo);
+  const std::string good = replay_cli::small_trace();
+  auto edit = [&](std::string from, std::string to) {
+    std::string t = good;
+    t.replace(t.rfind(from), from.size(), to);  // the last line: line 6
+    return t;
+  };
+  struct Case {
+    std::string name, text, message;
+  };
+  const std::vector<Case> cases = {
+      {"cpu.trace", edit("[000]", "[001]"), "cpu.trace:6: CPU 1, but "},
+      {"frees.trace", "# tracer: nop\n" + replay_cli::trace_line(1.0, "mm_page_free: page=0000000000040100 pfn=0x40100 order=0"),
+       "frees.trace: no successful mm_page_alloc"},
+      {"elsewhere.trace", edit("pfn=0x40100", "pfn=0x90100"), "elsewhere.trace:6: pfn=0x90100 lies in no zone of "},
+      // The xz stream header alone (CRC64 check): a file cut after its first 12 bytes.
+      {"cut.trace.xz", std::string("\xFD" "7zXZ\0\0\x04\xE6\xD6\xB4\x46", 12), "cut.trace.xz: corrupt .xz file: compressed data is truncated"},
+  };
+  for (const Case& c : cases) {
+    write_file(dir / c.name, c.text);
+    const Result r = pagesim("replay " + quote((dir / c.name).string()) + " --zoneinfo " + quote((dir / "zi.txt").string()) +
+                                 " --json " + quote((dir / "r.json").string()) + " --emit-trace " + quote((dir / "m.trace").string()) +
+                                 " --plot " + quote((dir / "plots").string()),
+                             dir);
+    EXPECT_EQ(r.code, 2) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find((dir / c.message).string()), std::string::npos) << c.name << ": " << r.err;
+    EXPECT_FALSE(fs::exists(dir / "r.json")) << c.name;
+    EXPECT_FALSE(fs::exists(dir / "m.trace")) << c.name;
+    EXPECT_FALSE(fs::exists(dir / "plots")) << c.name;
+  }
+}
+
 // The table, the JSON and the model's own trace, which replays in turn.
 TEST(Cli, ReplayWritesTableJsonAndTheModelsTrace) {
   const fs::path dir = fresh_dir();

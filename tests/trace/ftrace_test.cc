@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include <lzma.h>
 #include <unistd.h>
 
 #include "pagesim/error.h"
@@ -250,6 +251,27 @@ TEST(FtraceErrors, TruncatedLine) {
   // Cut before the event name.
   EXPECT_EQ(first_line(error_of("            bash-4935    [000] .....   288.902210: \n")),
             "dev.trace:1:52: truncated line: expected 'EVENT:'");
+  // No event name at all: it could not be counted under Trace::skipped, nor written back.
+  EXPECT_EQ(first_line(error_of("            bash-4935    [000] .....   288.902210: : page=1 pfn=0x2 order=0\n")),
+            "dev.trace:1:52: no event name before ':'");
+}
+
+// Two lines run together (a line cut short, the next appended): the second's fields repeat the
+// first's, and the first's would be lost, so the line is refused at the repeated field.
+TEST(FtraceErrors, RepeatedFieldIsTwoLinesRunTogether) {
+  const std::string joined =
+      "a-1 [000] ..... 1.0: mm_page_alloc: page=1 pfn=0x2 order=0 migratetype=1 gfp_flags=GFP_HIGHge_alloc: page=2 pfn=0x3 "
+      "order=0 migratetype=1 gfp_flags=GFP_KERNEL\n";
+  EXPECT_EQ(first_line(error_of(joined)), "dev.trace:1:102: mm_page_alloc: page=2 repeats a field of this line (two lines run together?)");
+  EXPECT_EQ(first_line(error_of("a-1 [000] ..... 1.0: mm_page_free: page=1 pfn=0x2 order=0 order=1\n")),
+            "dev.trace:1:59: mm_page_free: order=1 repeats a field of this line (two lines run together?)");
+}
+
+// Control bytes in gfp_flags are a corrupt line: the kernel prints names, '|' and hex. (One
+// trailing CR is a CRLF line end; a second would not survive write_ftrace and a second read.)
+TEST(FtraceErrors, UnprintableGfpFlags) {
+  EXPECT_EQ(first_line(error_of("a-1 [000] ..... 1.0: mm_page_alloc: page=1 pfn=0x2 order=0 migratetype=1 gfp_flags=GFP_KERNEL\r\r\n")),
+            "dev.trace:1:74: mm_page_alloc: gfp_flags=GFP_KERNEL\r has a character that is not printable");
 }
 
 TEST(FtraceErrors, MissingPfn) {
@@ -343,6 +365,31 @@ TEST(FtraceFiles, CorruptXzNamesTheFile) {
   std::ofstream(plain) << "# tracer: nop\n";
   EXPECT_THROW(read_ftrace(plain.string()), InputError);
   fs::remove(plain);
+}
+
+// A .xz cut short (a copy interrupted, a full disk): the file and "truncated", at any cut.
+TEST(FtraceFiles, TruncatedXzNamesTheFile) {
+  const std::string text = "# tracer: nop\n  t-1 [000] .....   1.000001: mm_page_free: page=00000000deadbeef pfn=0x40100 order=0\n";
+  std::string xz(lzma_stream_buffer_bound(text.size()), '\0');
+  size_t size = 0;
+  ASSERT_EQ(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, nullptr, reinterpret_cast<const uint8_t*>(text.data()), text.size(),
+                                    reinterpret_cast<uint8_t*>(xz.data()), &size, xz.size()),
+            LZMA_OK);
+  xz.resize(size);
+  const fs::path path = temp_file("truncated.trace.xz");
+  auto write = [&](size_t n) { std::ofstream(path, std::ios::binary).write(xz.data(), static_cast<std::streamsize>(n)); };
+  write(xz.size());
+  EXPECT_EQ(read_ftrace(path.string()).events.size(), 1u);
+  for (size_t cut : {xz.size() - 1, xz.size() / 2, size_t{12}}) {
+    write(cut);
+    try {
+      read_ftrace(path.string());
+      ADD_FAILURE() << "cut at " << cut << ": no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), path.string() + ": corrupt .xz file: compressed data is truncated") << "cut at " << cut;
+    }
+  }
+  fs::remove(path);
 }
 
 struct RealTrace {
