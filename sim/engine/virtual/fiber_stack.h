@@ -63,15 +63,33 @@ class FiberStackPool {
 };
 
 // The stack allocator each fiber is made with: a handle to the engine's pool, which outlives
-// every fiber of the engine.
+// every fiber of the engine. `lowest`, when given, receives the stack's lowest address.
 class FiberStack {
  public:
-  explicit FiberStack(FiberStackPool& pool) : pool_(&pool) {}
-  boost::context::stack_context allocate() { return pool_->allocate(); }
+  explicit FiberStack(FiberStackPool& pool, char** lowest = nullptr) : pool_(&pool), lowest_(lowest) {}
+  boost::context::stack_context allocate() {
+    const boost::context::stack_context sc = pool_->allocate();
+    if (lowest_) *lowest_ = static_cast<char*>(sc.sp) - sc.size;
+    return sc;
+  }
   void deallocate(boost::context::stack_context& sc) noexcept { pool_->release(sc); }
 
  private:
   FiberStackPool* pool_;
+  char** lowest_;
 };
+
+// An exception that unwound frames of a fiber stack left their redzones poisoned: ASan, which
+// does not know the stack, skips __asan_handle_no_return's unpoisoning. Before the exception
+// is thrown again from a frame above them, the dead frames between the stack's `lowest`
+// address and `here` (a local of that frame) become plain memory again, so that the rethrow's
+// own frames are not reported as a stack buffer underflow.
+inline void forget_dead_frames(char* lowest, const char* here) {
+#ifdef PAGESIM_ASAN
+  if (lowest && here > lowest) __asan_unpoison_memory_region(lowest, static_cast<std::size_t>(here - lowest));
+#else
+  (void)lowest, (void)here;
+#endif
+}
 
 }  // namespace pagesim

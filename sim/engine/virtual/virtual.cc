@@ -134,11 +134,13 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
     VirtualCpu& c = *tasks_[i];
     rq_.task_asleep[i] = false;
     c.done_ = false;
-    c.self_ = ctx::fiber(std::allocator_arg, FiberStack(*stacks_), [this, &c, &fn](ctx::fiber&& main) {
+    c.self_ = ctx::fiber(std::allocator_arg, FiberStack(*stacks_, &c.stack_lowest_), [this, &c, &fn](ctx::fiber&& main) {
       c.caller_ = std::move(main);
       try {
         fn(c);
       } catch (const ctx::detail::forced_unwind&) {
+        const char here = 0;
+        forget_dead_frames(c.stack_lowest_, &here);
         throw;
       } catch (...) {
         if (!error_) error_ = std::current_exception();

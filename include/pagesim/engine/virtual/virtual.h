@@ -193,6 +193,7 @@ class VirtualCpu {
   bool record_ = false;
   std::vector<AccessRecord> stream_;
   boost::context::fiber self_, caller_;
+  char* stack_lowest_ = nullptr;  // the fiber stack's lowest address (fiber_stack.h)
   bool done_ = false;
 };
 
