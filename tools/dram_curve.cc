@@ -43,9 +43,10 @@ int main(int argc, char** argv) {
   try {
     if (argc > 2) throw pagesim::InputError("usage: dram-curve [MACHINE_FILE]");
     const auto m = pagesim::vt::load_machine_model(argc == 2 ? argv[1] : pagesim::vt::default_machine_file());
-    fmt::print("# {}: {:.4g} random transactions/s per socket at most\n", m.name, m.controller.capacity(Txn::random_read));
-    random_table(m.controller);
-    streaming_table(m.controller);
+    const pagesim::vt::DramController c = m.controller();
+    fmt::print("# {}: {:.4g} random transactions/s per socket at most\n", m.name, c.capacity(Txn::random_read));
+    random_table(c);
+    streaming_table(c);
     return 0;
   } catch (const pagesim::InputError& e) {
     std::fprintf(stderr, "dram-curve: %s\n", e.what());

@@ -263,7 +263,6 @@ void measure_bandwidth(Calibration& c, const CalibrateOptions& opt, const Note& 
   m.clear_bw_bytes_per_s = round2(c.clear_gbs_one) * 1e9;
   m.clear_multi_page_bw_bytes_per_s = round2(c.clear_gbs_multi_page) * 1e9;
   m.dram_bw_bytes_per_s = round2(c.clear_gbs_all / sockets) * 1e9;
-  m.controller = DramController::from_bandwidth(m.dram_bw_bytes_per_s);
   note("memory.clear_bandwidth_per_thread_gbs",
        fmt::format("one thread clears {} as v5.17's clear_huge_page does: `rep stosb` per 4 KiB subpage, in "
                    "process_huge_page's order",

@@ -122,11 +122,7 @@ MachineModel parse_machine_model(const std::string& yaml, const std::string& nam
                     {"dram_bandwidth_per_socket_gbs", "dram", "directory_writes", "upi_bandwidth_gbs", "loaded_latency",
                      "clear_bandwidth_per_thread_gbs", "clear_bandwidth_multi_page_per_thread_gbs", "mlp", "stream_mlp"});
   mm.dram_bw_bytes_per_s = number(mem, "dram_bandwidth_per_socket_gbs", 0.001, 1e6) * 1e9;
-  mm.controller = DramController::from_bandwidth(mm.dram_bw_bytes_per_s);
-  if (mem.get("dram")) {
-    mm.dram = dram_spec(MapView(mem.require("dram"), mem.path("dram"), kDramKeys));
-    mm.controller = DramController::from_spec(mm.dram);
-  }
+  if (mem.get("dram")) mm.dram = dram_spec(MapView(mem.require("dram"), mem.path("dram"), kDramKeys));
   if (const Node* d = mem.get("directory_writes")) mm.directory_writes = read_bool(*d, mem.path("directory_writes"));
   mm.upi_bw_bytes_per_s = number(mem, "upi_bandwidth_gbs", 0.001, 1e6) * 1e9;
   mm.clear_bw_bytes_per_s = number(mem, "clear_bandwidth_per_thread_gbs", 0.001, 1e6) * 1e9;

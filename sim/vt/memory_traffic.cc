@@ -21,7 +21,7 @@ double clear_lines_in_flight(const MachineModel& m, double thread_rate) {
 }
 
 MemoryTraffic::MemoryTraffic(const MachineModel& m)
-    : m_(m), nodes_(m.geometry.sockets), wait_(nodes_, 0), upi_(nodes_ * nodes_, 0) {}
+    : m_(m), ctl_(m.controller()), nodes_(m.geometry.sockets), wait_(nodes_, 0), upi_(nodes_ * nodes_, 0) {}
 
 void MemoryTraffic::set_loop(unsigned id, unsigned cpu_node, double cpu_share, const std::vector<uint64_t>& pages_per_node) {
   if (loops_.size() <= id) loops_.resize(id + 1);
@@ -71,16 +71,24 @@ double MemoryTraffic::miss_at(unsigned c, unsigned h, double wait_h) const {
   return idle_ps(c, h) + wait_h + (c == h ? 0 : upi_[c * nodes_ + h]);
 }
 
+double MemoryTraffic::store_at(const Loop& l, unsigned h, double wait_h) const {
+  double ps = 0;
+  for (unsigned k = 0; k < nodes_; ++k)
+    if (l.page_share[k] > 0) ps += l.page_share[k] * miss_at(l.node, k, k == h ? wait_h : wait_[k]);
+  return ps;
+}
+
+double MemoryTraffic::clear_lines_at(const ClearClass& c, double wait_h) const {
+  return c.count * c.lines_in_flight * kPsPerS / miss_at(c.cpu_node, c.page_node, wait_h);
+}
+
 TxnRates MemoryTraffic::node_rates(unsigned h, double wait_h, double* directory) const {
   TxnRates r{};
   double dir = 0;
   const bool dir_on = m_.directory_writes;
   for (const Loop& l : loops_) {
     if (!l.on || l.page_share[h] <= 0) continue;
-    double per_store = 0;  // MLP 1: one store per miss latency
-    for (unsigned k = 0; k < nodes_; ++k)
-      if (l.page_share[k] > 0) per_store += l.page_share[k] * miss_at(l.node, k, k == h ? wait_h : wait_[k]);
-    const double stores = l.share * kPsPerS / per_store * l.page_share[h];
+    const double stores = l.share * kPsPerS / store_at(l, h, wait_h) * l.page_share[h];
     r[index(Txn::random_read)] += stores;   // the RFO
     r[index(Txn::random_write)] += stores;  // the write-back of the dirty line
     if (dir_on && l.node != h) dir += stores;
@@ -89,7 +97,7 @@ TxnRates MemoryTraffic::node_rates(unsigned h, double wait_h, double* directory)
   double clear_dir = 0;
   for (const ClearClass& c : clears_) {
     if (c.page_node != h) continue;
-    const double lines = c.count * c.lines_in_flight * kPsPerS / miss_at(c.cpu_node, h, wait_h);
+    const double lines = clear_lines_at(c, wait_h);
     r[index(Txn::streaming_write)] += lines;
     if (dir_on && c.cpu_node != h) clear_dir += lines;
   }
@@ -104,16 +112,12 @@ void MemoryTraffic::update_upi() {
   std::vector<double> bytes(nodes_ * nodes_, 0);
   for (const Loop& l : loops_) {
     if (!l.on) continue;
-    double per_store = 0;
-    for (unsigned k = 0; k < nodes_; ++k)
-      if (l.page_share[k] > 0) per_store += l.page_share[k] * miss_at(l.node, k, wait_[k]);
+    const double stores = l.share * kPsPerS / store_at(l, l.node, wait_[l.node]);
     for (unsigned h = 0; h < nodes_; ++h)
-      if (h != l.node) bytes[l.node * nodes_ + h] += l.share * kPsPerS / per_store * l.page_share[h] * 2 * kLineBytes;
+      if (h != l.node) bytes[l.node * nodes_ + h] += stores * l.page_share[h] * 2 * kLineBytes;
   }
   for (const ClearClass& c : clears_)
-    if (c.cpu_node != c.page_node)
-      bytes[c.cpu_node * nodes_ + c.page_node] +=
-          c.count * c.lines_in_flight * kPsPerS / miss_at(c.cpu_node, c.page_node, wait_[c.page_node]) * kLineBytes;
+    if (c.cpu_node != c.page_node) bytes[c.cpu_node * nodes_ + c.page_node] += clear_lines_at(c, wait_[c.page_node]) * kLineBytes;
   for (unsigned i = 0; i < nodes_ * nodes_; ++i)
     upi_[i] = 0.5 * (upi_[i] + m_.extra_latency_ps(std::min(1.0, bytes[i] / m_.upi_bw_bytes_per_s)));
 }
@@ -123,11 +127,10 @@ void MemoryTraffic::update_upi() {
 void MemoryTraffic::solve() {
   stale_ = false;
   solves_++;
-  const DramController& ctl = m_.controller;
   for (unsigned sweep = 0; sweep < kMaxSweeps; ++sweep) {
     double moved = 0;
     for (unsigned h = 0; h < nodes_; ++h) {
-      auto excess = [&](double w) { return ctl.wait_s(node_rates(h, w)) * kPsPerS - w; };
+      auto excess = [&](double w) { return ctl_.wait_s(node_rates(h, w)) * kPsPerS - w; };
       double next = 0;
       if (excess(0) > 0) {
         // Bracket the root by steps doubling away from the last solution, then bisect.
@@ -167,10 +170,7 @@ double MemoryTraffic::miss_ps(unsigned cpu_node, unsigned home) {
 double MemoryTraffic::store_ps(unsigned id) {
   if (stale_) solve();
   const Loop& l = loops_.at(id);
-  double ps = 0;
-  for (unsigned h = 0; h < nodes_; ++h)
-    if (l.page_share[h] > 0) ps += l.page_share[h] * miss_at(l.node, h, wait_[h]);
-  return ps;
+  return store_at(l, l.node, wait_[l.node]);
 }
 
 double MemoryTraffic::clear_bytes_per_s(unsigned cpu_node, unsigned page_node, double lines_in_flight) {
@@ -181,9 +181,8 @@ MemoryTraffic::NodeLoad MemoryTraffic::node_load(unsigned node) {
   if (stale_) solve();
   NodeLoad n;
   const TxnRates r = node_rates(node, wait_.at(node), &n.directory_writes_per_s);
-  n.utilisation = m_.controller.utilisation(r);
+  n.utilisation = ctl_.utilisation(r);
   for (double x : r) n.transactions_per_s += x;
-  n.wait_ns = wait_[node] / 1000;
   return n;
 }
 

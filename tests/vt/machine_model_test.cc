@@ -69,7 +69,7 @@ TEST(VirtualMachineFile, DramSectionIsReadOrTheBandwidthStandsForIt) {
   text.erase(at, text.find('\n', at) - at + 1);
   const MachineModel bw = parse_machine_model(text, "m.yaml");
   EXPECT_EQ(bw.dram.channels, 0u);
-  EXPECT_NEAR(bw.controller.capacity(Txn::random_read), 175.7e9 / 64, 1);
+  EXPECT_NEAR(bw.controller().capacity(Txn::random_read), 175.7e9 / 64, 1);
   std::string bad = shipped_text();
   bad.replace(bad.find("tRFC_ns: 350"), 12, "tRFC_ns: 9000");
   EXPECT_THROW(parse_machine_model(bad, "m.yaml"), InputError);

@@ -31,7 +31,7 @@ double wait_by_hand(double reads, double writes) {
 }
 
 TEST(VirtualDram, CapacityComesFromTheActivationWindow) {
-  const DramController c = icx().controller;
+  const DramController c = icx().controller();
   EXPECT_NEAR(c.capacity(Txn::random_read), 8 / (kChannelNs * 1e-9), 1e3);  // 1.455e9 per socket
   EXPECT_NEAR(c.capacity(Txn::random_read), 1.4554e9, 1e5);
   // A clear's lines share one activation per 8 KiB row: the burst binds, 64 B per 2.5 ns.
@@ -39,7 +39,7 @@ TEST(VirtualDram, CapacityComesFromTheActivationWindow) {
 }
 
 TEST(VirtualDram, WaitAtTwoLoadsWorkedByHand) {
-  const DramController c = icx().controller;
+  const DramController c = icx().controller();
   TxnRates half{}, near{};
   half[static_cast<unsigned>(Txn::random_read)] = half[static_cast<unsigned>(Txn::random_write)] = 0.5e9;
   near[static_cast<unsigned>(Txn::random_read)] = near[static_cast<unsigned>(Txn::random_write)] = 0.65e9;
@@ -83,8 +83,8 @@ TEST(VirtualMemoryTraffic, ClosedLoopDelayIsTheControllersAtTheRatesItAllows) {
     EXPECT_NEAR(per_store, 89100 + t.wait_ps(0), 1e-6);  // idle latency plus the queue
     TxnRates rates{};
     rates[static_cast<unsigned>(Txn::random_read)] = rates[static_cast<unsigned>(Txn::random_write)] = loops * 1e12 / per_store;
-    EXPECT_NEAR(t.wait_ps(0), m.controller.wait_s(rates) * 1e12, 0.05);
-    EXPECT_LT(m.controller.utilisation(rates), 1);
+    EXPECT_NEAR(t.wait_ps(0), m.controller().wait_s(rates) * 1e12, 0.05);
+    EXPECT_LT(m.controller().utilisation(rates), 1);
     EXPECT_GT(t.wait_ps(0), last_wait);
     last_wait = t.wait_ps(0);
   }

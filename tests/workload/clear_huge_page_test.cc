@@ -81,7 +81,7 @@ double closed_loop_gbs(const vt::MachineModel& m, unsigned n, double thread_rate
     const double r = 0.5 * (lo + hi);
     vt::TxnRates rates{};
     rates[static_cast<unsigned>(vt::Txn::streaming_write)] = n * r / 64;
-    const double w = m.controller.wait_s(rates);
+    const double w = m.controller().wait_s(rates);
     (64 * lines / (idle + w) > r ? lo : hi) = r;
   }
   return n * lo / 1e9;
@@ -93,7 +93,7 @@ double closed_loop_gbs(const vt::MachineModel& m, unsigned n, double thread_rate
 // first clears of a burst start alone and run faster, hence the 2%.
 TEST(ClearHugePage, VirtualEngineSaturatesTheSocket) {
   const vt::MachineModel m = vt::load_machine_model(vt::default_machine_file());
-  const double capacity = m.controller.capacity(vt::Txn::streaming_write) * 64 / 1e9;
+  const double capacity = m.controller().capacity(vt::Txn::streaming_write) * 64 / 1e9;
   EXPECT_NEAR(capacity, 195.6, 0.1);
   EXPECT_NEAR(modelled_gbs(1), 7.95, 0.01);
   for (const unsigned n : {16u, 32u, 48u}) {
@@ -179,7 +179,7 @@ TEST(ClearHugePage, VirtualEngineSeed002Box) {
   constexpr double kOne = 2.673869;
   EXPECT_NEAR(gbs(box, 1, "256M", 1), kOne, 0.01);
   // 16 threads on one socket: the 4 SMI-2 links' 51.2 GB/s less refresh (48.8) is far from full.
-  EXPECT_NEAR(m.controller.capacity(vt::Txn::streaming_write) * 64 / 1e9, 51.2 * (1 - 260.0 / 7800), 0.01);
+  EXPECT_NEAR(m.controller().capacity(vt::Txn::streaming_write) * 64 / 1e9, 51.2 * (1 - 260.0 / 7800), 0.01);
   const double sixteen = closed_loop_gbs(m, 16, kOne * 1e9);
   EXPECT_NEAR(gbs(box, 16, "1G", 1), sixteen, sixteen * 0.02);
   EXPECT_NEAR(gbs("{nodes: 1, cpus_per_node: 32, memory_per_node: 256M}", 32, "2G", 1), closed_loop_gbs(m, 32, kOne * 1e9),

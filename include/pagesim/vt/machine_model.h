@@ -46,11 +46,14 @@ struct MachineModel {
   uint32_t mlp = 10;
   uint32_t stream_mlp = 16;
 
-  // Each socket's memory controller: from the DIMMs' timings (memory.dram), or, for a file
-  // without them (a measured host), one channel at the socket's bandwidth.
+  // Each socket's DIMMs (memory.dram; channels 0 when the file gives none) and its bandwidth.
   DramSpec dram;
-  DramController controller = DramController::from_bandwidth(175.7e9);
   double dram_bw_bytes_per_s = 175.7e9;
+  // Each socket's memory controller: from the DIMMs' timings, or, for a file without them (a
+  // measured host), one channel at the socket's bandwidth.
+  DramController controller() const {
+    return dram.channels ? DramController::from_spec(dram) : DramController::from_bandwidth(dram_bw_bytes_per_s);
+  }
   // A remote RFO of an uncached line writes the directory bits at its home (SKX, ICX).
   bool directory_writes = false;
   // The cross-socket (UPI) bandwidth in each direction and the curve that turns its

@@ -51,7 +51,6 @@ class MemoryTraffic {
     double utilisation = 0;             // the busiest station (channels or banks)
     double transactions_per_s = 0;      // every kind
     double directory_writes_per_s = 0;  // for remote RFOs and remote clear lines
-    double wait_ns = 0;
   };
   NodeLoad node_load(unsigned node);
   unsigned nodes() const { return nodes_; }
@@ -76,9 +75,14 @@ class MemoryTraffic {
   TxnRates node_rates(unsigned home, double wait_h, double* directory = nullptr) const;
   double idle_ps(unsigned c, unsigned h) const;
   double miss_at(unsigned c, unsigned h, double wait_h) const;  // wait_h for h's delay
+  // One store of `l` (MLP 1: a store per miss latency) with node h's delay taken as wait_h.
+  double store_at(const Loop& l, unsigned h, double wait_h) const;
+  // The lines per second a class of clears writes with its page node's delay taken as wait_h.
+  double clear_lines_at(const ClearClass& c, double wait_h) const;
   void update_upi();
 
   const MachineModel& m_;
+  const DramController ctl_;
   unsigned nodes_;
   std::vector<Loop> loops_;
   std::vector<ClearClass> clears_;

@@ -290,6 +290,7 @@ void VirtualCpu::clear_huge_page(unsigned page_node, vt::ClearMode mode) {
   const double rate = traffic.clear_bytes_per_s(node_, page_node, lines);
   const auto d = static_cast<ps_t>(std::llround(static_cast<double>(kHugePageBytes) / rate * 1e12));
   eng_->clears_.push_back({clock_, clock_ + d, node_, page_node, lines, true});
+  eng_->clears_until_ = 0;  // the clears changed
   clock_ += d;
   site_ps_[static_cast<unsigned>(Site::clear_huge_page)] += d;
 }

@@ -324,6 +324,9 @@ class VirtualEngine {
   uint64_t causality_yields_ = 0;
   vt::MemoryTraffic traffic_;  // store loops and clears, in one closed loop per node
   std::vector<ClearInterval> clears_;  // started, not yet ended and taken out of traffic_
+  // The span of virtual time over which traffic_ holds the clears that run: no clear starts
+  // or ends inside it, so traffic_at() has nothing to do there (every DRAM miss asks).
+  ps_t clears_from_ = 0, clears_until_ = 0;
   std::exception_ptr error_;
 };
 
