@@ -73,6 +73,12 @@ TEST(VirtualMachineFile, DramSectionIsReadOrTheBandwidthStandsForIt) {
   std::string bad = shipped_text();
   bad.replace(bad.find("tRFC_ns: 350"), 12, "tRFC_ns: 9000");
   EXPECT_THROW(parse_machine_model(bad, "m.yaml"), InputError);
+  try {
+    parse_machine_model(bad, "m.yaml");
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.yaml:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("memory.dram.tRFC_ns"), std::string::npos) << e.what();
+  }
 }
 
 TEST(VirtualMachineFile, MissingAndMalformedValuesAreRefused) {
