@@ -37,12 +37,14 @@ int main(int argc, char** argv) {
                                                      "pagesim run default --set repeats=1 --json out.json"));
   run->add_option("scenario", ra.scenario, kScenario)->required();
   run->add_option("--set", ra.sets, "override a scenario value: key.path=value (repeatable)")->allow_extra_args(false)->take_all();
-  run->add_option("--json", ra.json, "write the JSON result (schema pagesim/1) to FILE");
+  run->add_option("--json", ra.json, "write the JSON result (schema pagesim/1) to FILE; - for standard output alone (the report goes to standard error)");
   run->add_option("--csv", ra.csv, "write one CSV row per run and metric to FILE");
   run->add_option("--out", ra.out_dir, "write result.json, result.csv and proc/ into DIR");
   run->add_option("--proc", ra.proc_dir, "write kernel-format buddyinfo, zoneinfo, vmstat, pagetypeinfo, lock_stat per run under DIR");
   run->add_flag("--quiet,-q", ra.quiet, "print neither the report nor the progress line");
   run->add_flag("--verbose,-v", ra.verbose, "print each variant's metrics, zones, locks, cache counters and Bad page lines, and every comparison row");
+  run->add_flag("--all", ra.all, "print every comparison row: also those unchanged within the noise, and the model's bookkeeping");
+  run->add_option("--rows", ra.rows, "print only the comparison rows whose name matches REGEX (ECMAScript), changed or not");
   run->add_option("--shard", ra.shard, "run only the K-th of N disjoint slices of the runs (K/N, 0 <= K < N); pagesim merge joins them");
   run->add_option("--jobs,-j", ra.jobs, "runs at once on host threads (uniprocessor and virtual engines; results do not change). Default: one per host CPU, as many as host memory holds")
       ->check(CLI::Range(1u, 256u));
@@ -75,6 +77,15 @@ int main(int argc, char** argv) {
   merge->add_option("shards", ma.shards, "the shards' --out directories or result.json files")->required();
   merge->add_option("--out", ma.out_dir, "directory for result.json, result.csv and proc/")->required();
   merge->add_flag("--quiet,-q", ma.quiet, "do not print the comparison table");
+  merge->add_flag("--all", ma.all, "print every comparison row (as run --all)");
+  merge->add_option("--rows", ma.rows, "print only the comparison rows whose name matches REGEX (as run --rows)");
+
+  cli::CompareArgs cpa;
+  auto* compare = app.add_subcommand("compare", with_example("Redraw the comparison table from saved results, the first file's first variant the base, as pagesim run prints it.",
+                                                             "pagesim compare old/result.json new/result.json --all"));
+  compare->add_option("results", cpa.results, "result JSON files (pagesim run --json) or --out directories")->required();
+  compare->add_flag("--all", cpa.all, "print every comparison row (as run --all)");
+  compare->add_option("--rows", cpa.rows, "print only the comparison rows whose name matches REGEX (as run --rows)");
 
   cli::SlurmArgs sa;
   auto* slurm = app.add_subcommand("slurm", with_example("Write an sbatch script that runs a scenario's shards as a Slurm job array, then merges them.",
@@ -139,6 +150,7 @@ int main(int argc, char** argv) {
     if (*calibrate) return cli::calibrate(ca);
     if (*replay) return cli::replay(rpa);
     if (*merge) return cli::merge(ma);
+    if (*compare) return cli::compare(cpa);
     if (*slurm) return cli::slurm(sa);
   } catch (const InputError& e) {
     fmt::print(stderr, "pagesim: {}\n", e.what());

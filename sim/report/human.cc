@@ -141,7 +141,8 @@ void partial_runs(std::string& out, const std::vector<run::RunResult>& runs) {
 
 }  // namespace
 
-std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs, bool verbose) {
+std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs, bool verbose,
+                  CompareOptions opt) {
   std::string out;
   if (!set.empty()) {
     const scenario::Scenario& sc = set.front();
@@ -173,7 +174,7 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
         break;
       }
     out += "  (per-variant metrics, zones, locks, cache counters and every Bad page line: --verbose)\n\n";
-    out += compare_table(runs, CompareRows::headline);
+    out += compare_table(runs, opt);
     return set.empty() ? out : out + reference_table(set.front(), runs);
   }
   for (const SweepGroup& g : group_runs(runs)) {
@@ -190,7 +191,8 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
       out += '\n';
     }
   }
-  out += compare_table(runs);
+  opt.all = true;
+  out += compare_table(runs, opt);
   return set.empty() ? out : out + reference_table(set.front(), runs);
 }
 

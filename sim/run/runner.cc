@@ -99,8 +99,8 @@ const std::vector<MetricInfo>& metric_table() {
         {"valid.zone_below_low_wmark", "", kAllEngines, "1 if an allocation failed the low-watermark pass or a zone ends below it", false, true},
         {"valid.slowpath_entered", "", kAllEngines, "__alloc_pages_slowpath entries", false, true},
         {"valid.remote_fallback", "", kAllEngines, "numa_miss: allocations served by another node than the preferred one", false, true},
-        {"valid.causality_slack", "", kAllEngines, "accesses run ahead of the next clock (virtual engine)", false, true},
-        {"model_valid", "", kAllEngines, "1 when every valid.* flag is 0", false, true},
+        {"valid.causality_slack", "", kAllEngines, "accesses run ahead of the next clock (virtual engine)", false, true, true},
+        {"model_valid", "", kAllEngines, "1 when every valid.* flag is 0", false, true, true},
     };
     for (MetricInfo& i : t) i.owner = "runner";
     for (const MetricInfo& i : engine::engine_metrics()) t.push_back(i);

@@ -385,6 +385,51 @@ TEST(Cli, ShardsMergeIntoTheSerialRun) {
       EXPECT_EQ(slurp(dir / "merged/proc" / (std::string(point) + f)), slurp(dir / "serial/proc" / (std::string(point) + f))) << point << f;
 }
 
+// `pagesim compare` on the saved result redraws the table `pagesim run` printed (its report
+// ends with it), with the same options; a second file's variants of the same names get its name.
+TEST(Cli, CompareRedrawsTheTableRunPrinted) {
+  const fs::path dir = fresh_dir();
+  const std::string args = sweep_args().substr(0, sweep_args().size() - 3);  // without -q
+  const std::string json = quote((dir / "r.json").string());
+  for (const std::string opts : {"", " --all", " --rows 'pcp|lock'"}) {
+    const Result run = pagesim("run " + args + opts + " --json " + json, dir);
+    ASSERT_EQ(run.code, 0) << run.err;
+    const Result cmp = pagesim("compare " + json + opts, dir);
+    ASSERT_EQ(cmp.code, 0) << cmp.err;
+    ASSERT_EQ(cmp.out.rfind("=====", 0), 0u) << cmp.out;
+    EXPECT_TRUE(run.out.ends_with(cmp.out)) << opts << "\nrun:\n" << run.out << "\ncompare:\n" << cmp.out;
+  }
+  ASSERT_EQ(pagesim("run " + args + " -q --set kernel.knobs.debug_vm=false --out " + quote((dir / "b").string()), dir).code, 0);
+  const Result two = pagesim("compare " + json + " " + quote((dir / "b").string()) + " --all", dir);
+  ASSERT_EQ(two.code, 0) << two.err;
+  EXPECT_NE(two.out.find("kernel: \n  v5.17\n  v5.17+mel mel_walk=outside_lock\n  " + (dir / "b").string() + ":v5.17\n"),
+            std::string::npos)
+      << two.out;
+  const Result bad = pagesim("compare " + json + " " + quote((dir / "none.json").string()), dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("none.json"), std::string::npos) << bad.err;
+}
+
+// --json -: standard output is the JSON document alone, the report on standard error.
+TEST(Cli, JsonDashLeavesStandardOutputToTheJson) {
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const Result r = pagesim("run " + quote(golden.string()) + " --set repeats=1 --json -", fresh_dir());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["schema"], "pagesim/1");
+  EXPECT_NE(r.err.find("engine/repeats:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("scenario: "), std::string::npos) << r.err;
+}
+
+// A bad --rows stops before any run: exit 2, the option named, nothing written.
+TEST(Cli, BadRowsRegexExitsTwoBeforeRunning) {
+  const fs::path dir = fresh_dir();
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const Result r = pagesim("run " + quote(golden.string()) + " --rows 'pcp(' --json " + quote((dir / "r.json").string()), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--rows pcp(: not a regular expression"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+}
+
 TEST(Cli, MergeRefusesShardsOfDifferentRuns) {
   const fs::path dir = fresh_dir();
   const auto shard = [&](const std::string& name, const std::string& k, const std::string& extra) {

@@ -132,6 +132,10 @@ int run(const RunArgs& a) {
   scenario::override_outputs(set, o);
   const scenario::Outputs& out = set.front().outputs;
   check_outputs(set, out, a.out_dir);
+  const report::CompareOptions compare = report::compare_options(set.front().workload, a.all, a.rows);
+  // `--json -`: standard output is the JSON's alone; the report goes to standard error.
+  if (out.json == "-" && out.csv == "-") throw InputError("--json - and --csv -: only one of them can have standard output");
+  FILE* report_to = out.json == "-" || out.csv == "-" ? stderr : stdout;
   print_warnings(set);
 
   std::vector<run::RunResult> runs;
@@ -154,7 +158,7 @@ int run(const RunArgs& a) {
   // Runs stopped part-way are kept, marked interrupted; the document says the set is not whole.
   const bool interrupted = g_interrupted.load();
 
-  if (!a.quiet) fmt::print("{}", report::human(set, runs, a.verbose));
+  if (!a.quiet) fmt::print(report_to, "{}", report::human(set, runs, a.verbose, compare));
   // Files only now that the runs are over; each is written atomically.
   if (!a.out_dir.empty()) {
     std::error_code ec;
