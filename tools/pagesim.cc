@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   run->add_option("--proc", ra.proc_dir, "write kernel-format buddyinfo, zoneinfo, vmstat, pagetypeinfo, lock_stat per run under DIR");
   run->add_flag("--quiet,-q", ra.quiet, "print neither the report nor the progress line");
   run->add_flag("--verbose,-v", ra.verbose, "print each variant's metrics, zones, locks, cache counters and Bad page lines, and every comparison row");
+  run->add_flag("--strict", ra.strict, "treat every warning (ignored-engine-key, ignored-knob, topology-oversubscribed) as an error: exit 2 before any run");
   run->add_flag("--all", ra.all, "print every comparison row: also those unchanged within the noise, and the model's bookkeeping");
   run->add_option("--rows", ra.rows, "print only the comparison rows whose name matches REGEX (ECMAScript), changed or not");
   run->add_option("--shard", ra.shard, "run only the K-th of N disjoint slices of the runs (K/N, 0 <= K < N); pagesim merge joins them");
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   validate->add_option("scenario", va.scenario, kScenario)->required();
   validate->add_option("--set", va.sets, "override a scenario value: key.path=value (repeatable)")->allow_extra_args(false)->take_all();
   validate->add_flag("--resolved", va.resolved, "print the fully resolved scenario");
+  validate->add_flag("--strict", va.strict, "treat every warning as an error (exit 2)");
 
   auto* list = app.add_subcommand("list", with_example("List workloads and their parameters, presets, knobs, engines, counters and shipped scenarios.",
                                                        "pagesim list"));

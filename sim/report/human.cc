@@ -49,6 +49,28 @@ void zones(std::string& out, const run::RunResult& r) {
   }
 }
 
+// Each zone's pagesets (pcp->high and batch, and 6.x's high_min and high_max), CPUs with the
+// same values on one line.
+void pagesets(std::string& out, const run::RunResult& r) {
+  if (r.pcp.empty()) return;
+  out += fmt::format("  pagesets (repeat {}, at the end; pages):\n", r.repeat);
+  out += fmt::format("    {:<14} {:<12} {:>8} {:>8} {:>8} {:>8}\n", "zone", "cpus", "high", "batch", "high_min", "high_max");
+  const auto same = [](const run::PcpSetting& a, const run::PcpSetting& b) {
+    return a.node == b.node && a.zone == b.zone && a.high == b.high && a.batch == b.batch && a.high_min == b.high_min &&
+           a.high_max == b.high_max;
+  };
+  for (size_t i = 0; i < r.pcp.size();) {
+    size_t j = i + 1;
+    while (j < r.pcp.size() && same(r.pcp[i], r.pcp[j]) && r.pcp[j].cpu == r.pcp[j - 1].cpu + 1) ++j;
+    const run::PcpSetting& p = r.pcp[i];
+    const std::string cpus = j - i == 1 ? fmt::format("{}", p.cpu) : fmt::format("{}-{}", p.cpu, r.pcp[j - 1].cpu);
+    out += fmt::format("    {:<14} {:<12} {:>8} {:>8} {:>8} {:>8}\n", fmt::format("node{}/{}", p.node, mm::zone_name(p.zone)), cpus,
+                       p.high, p.batch, p.high_max ? fmt::format("{}", p.high_min) : "-",
+                       p.high_max ? fmt::format("{}", p.high_max) : "-");
+    i = j;
+  }
+}
+
 void locks(std::string& out, const run::RunResult& r) {
   if (r.locks.empty()) return;
   out += fmt::format("  locks (repeat {}; times in us):\n", r.repeat);
@@ -154,7 +176,13 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
       for (const scenario::Scenario& s : set) values.push_back(s.sweep.value);
       out += fmt::format(", sweep {} = {}", sc.sweep.key, fmt::join(values, ", "));
     }
-    out += "\n\n";
+    out += "\n";
+    // The virtual engine's inputs as the resolved scenario records them (scenario::load).
+    const nlohmann::ordered_json& e = sc.resolved.contains("engine") ? sc.resolved["engine"] : nlohmann::ordered_json();
+    if (e.contains("machine_file_used"))
+      out += fmt::format("machine file: {} (sha1 {})\ntopology: {}\n", e["machine_file_used"].get<std::string>(),
+                         e["machine_file_sha1"].get<std::string>(), e["topology"].get<std::string>());
+    out += "\n";
   }
   partial_runs(out, runs);
   if (!verbose) {
@@ -184,6 +212,7 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
       summary(out, v);
       const run::RunResult& first = *v.runs.front();
       zones(out, first);
+      pagesets(out, first);
       locks(out, first);
       placement(out, first);
       cache(out, first);

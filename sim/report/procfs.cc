@@ -78,14 +78,27 @@ void zoneinfo_zone(std::string& out, const mm::Machine& m, const Zone& z) {
   out += fmt::format("\n      {:<12} {}", "nr_free_cma", zone_stat(z, mm::NR_FREE_CMA_PAGES));
   for (const NumaItem& item : kNumaItems) out += fmt::format("\n      {:<12} {}", item.name, numa_value(z, item));
   out += "\n  pagesets";
+  // Since 6.7 (the pcp->high auto-tuning series) each pageset also prints its high_min and
+  // high_max, and the labels are padded to them.
+  const bool tuned_high = m.config().profile == mm::Profile::v6_18;
   for (unsigned c = 0; c < m.nr_cpus(); ++c) {
     const mm::PerCpuPages& pcp = z.pcp(c);
-    out += fmt::format(
-        "\n    cpu: {}"
-        "\n              count: {}"
-        "\n              high:  {}"
-        "\n              batch: {}",
-        c, pcp.count, pcp.high, pcp.batch);
+    if (tuned_high)
+      out += fmt::format(
+          "\n    cpu: {}"
+          "\n              count:    {}"
+          "\n              high:     {}"
+          "\n              batch:    {}"
+          "\n              high_min: {}"
+          "\n              high_max: {}",
+          c, pcp.count, pcp.high, pcp.batch, pcp.high_min, pcp.high_max);
+    else
+      out += fmt::format(
+          "\n    cpu: {}"
+          "\n              count: {}"
+          "\n              high:  {}"
+          "\n              batch: {}",
+          c, pcp.count, pcp.high, pcp.batch);
     out += fmt::format("\n  vm stats threshold: {}", z.cpu[c].stat_threshold);
   }
   // kswapd is not modelled, so it never fails: node_unreclaimable is 0.

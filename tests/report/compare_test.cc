@@ -145,7 +145,7 @@ TEST(CompareTableTest, RowsRegexSelectsChangedOrNot) {
 // at check_new_pages: one quantity, one row, keyed by what it counts, the functions beside it.
 TEST(CompareTableTest, OneQuantityOneRowUnderEitherFunctionName) {
   const std::string t = report::compare_table(ordered_runs());
-  EXPECT_NE(t.find("      4000         +51100.0%    2048000        cache.struct_page_at_alloc_checks (check_new_pages, check_pcp_refill)\n"),
+  EXPECT_NE(t.find("      4000        +51100.0%    2048000        cache.struct_page_at_alloc_checks (check_new_pages, check_pcp_refill)\n"),
             std::string::npos)
       << t;
   EXPECT_EQ(t.find("cache.struct_page_at_check_"), std::string::npos) << t;

@@ -18,6 +18,7 @@ struct RunArgs {
   bool verbose = false;  // per-variant detail and the whole comparison table
   bool all = false;      // --all: every comparison row
   std::string rows;      // --rows REGEX: the comparison rows it matches
+  bool strict = false;   // --strict: a warning is an error (exit 2, nothing runs)
   unsigned jobs = 0;  // runs at once (not the native engine's); 0: as many as the host fits
   std::string shard;  // --shard K/N: the K-th of N disjoint slices of the runs ("": all)
 };
@@ -61,6 +62,7 @@ struct ValidateArgs {
   std::string scenario;
   std::vector<std::string> sets;
   bool resolved = false;
+  bool strict = false;
 };
 int validate(const ValidateArgs& a);
 

@@ -112,8 +112,12 @@ size_t shard_runs(const scenario::ScenarioSet& set, const run::Shard& shard) {
   return total / shard.count + (shard.index < total % shard.count ? 1 : 0);
 }
 
-void print_warnings(const scenario::ScenarioSet& set) {
-  for (const std::string& w : run::preflight(set)) fmt::print(stderr, "pagesim: warning: {}\n", w);
+// Each warning with its name; under --strict they are errors, and nothing runs.
+void print_warnings(const scenario::ScenarioSet& set, bool strict) {
+  const std::vector<run::Warning> warnings = run::preflight(set);
+  for (const run::Warning& w : warnings) fmt::print(stderr, "pagesim: {} [{}]: {}\n", strict ? "error" : "warning", w.name, w.text);
+  if (strict && !warnings.empty())
+    throw InputError(fmt::format("--strict: {} warning{} above", warnings.size(), warnings.size() == 1 ? "" : "s"));
 }
 
 }  // namespace
@@ -136,7 +140,7 @@ int run(const RunArgs& a) {
   // `--json -`: standard output is the JSON's alone; the report goes to standard error.
   if (out.json == "-" && out.csv == "-") throw InputError("--json - and --csv -: only one of them can have standard output");
   FILE* report_to = out.json == "-" || out.csv == "-" ? stderr : stdout;
-  print_warnings(set);
+  print_warnings(set, a.strict);
 
   std::vector<run::RunResult> runs;
   {
@@ -191,7 +195,7 @@ int validate(const ValidateArgs& a) {
     fmt::print("{}\n", scenario::resolved_json(set).dump(2));
     return 0;
   }
-  print_warnings(set);
+  print_warnings(set, a.strict);
   const scenario::Scenario& sc = set.front();
   fmt::print("{}: ok: {} variant(s) x {} repeat(s)", sc.file, sc.variants.size(), sc.repeats);
   if (set.size() > 1) fmt::print(" x {} sweep points of {}", set.size(), sc.sweep.key);
