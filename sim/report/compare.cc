@@ -11,6 +11,7 @@
 
 #include "compare_rows.h"
 #include "pagesim/error.h"
+#include "pagesim/mm/types.h"
 #include "pagesim/report/report.h"
 #include "pagesim/run/runner.h"
 #include "pagesim/workload/registry.h"
@@ -143,6 +144,14 @@ std::map<std::string, std::string> quantity_labels(const std::vector<const run::
   return labels;
 }
 
+// proc-vmstat.<name> for what the kernel's /proc/vmstat has; the simulator's own events
+// (mm::vm_event_in_kernel) keep the pagesim. prefix, as pagesim.vmstat.<name>.
+std::string vmstat_stat(const std::string& name) {
+  for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i)
+    if (mm::vm_event_name(i) == name && !mm::vm_event_in_kernel(i)) return "pagesim.vmstat." + name;
+  return "proc-vmstat." + name;
+}
+
 bool bookkeeping_stat(const std::string& stat) {
   if (!stat.starts_with("pagesim.")) return false;
   const run::MetricInfo* m = run::find_metric(stat.substr(8));
@@ -168,7 +177,7 @@ std::map<std::string, double> run_stats(const run::RunResult& r) {
     const Quantity* q = member_of(stat).first;
     s[q ? q->stat : stat] += static_cast<double>(v);
   }
-  for (const auto& [name, v] : r.vmstat) s["proc-vmstat." + name] = static_cast<double>(v);
+  for (const auto& [name, v] : r.vmstat) s[vmstat_stat(name)] = static_cast<double>(v);
   return s;
 }
 

@@ -45,12 +45,6 @@ uint64_t numa_value(const Zone& z, const NumaItem& item) {
   return item.event < 0 ? 0 : zone_events(z, static_cast<mm::vm_event_item>(item.event));
 }
 
-// The vm events the kernel also has; the rest are the simulator's own.
-bool is_kernel_event(unsigned item) {
-  return item == mm::PGALLOC || item == mm::PGFREE || (item >= mm::NUMA_HIT && item <= mm::NUMA_OTHER) ||
-         item == mm::HTLB_BUDDY_PGALLOC || item == mm::HTLB_BUDDY_PGALLOC_FAIL;
-}
-
 void zoneinfo_zone(std::string& out, const mm::Machine& m, const Zone& z) {
   out += fmt::format("Node {}, zone {:>8}", z.node, z.name());
   out += fmt::format(
@@ -277,7 +271,8 @@ std::vector<std::pair<std::string, uint64_t>> vmstat_items(const mm::Machine& m)
   items.emplace_back(std::string(mm::vm_event_name(mm::HTLB_BUDDY_PGALLOC)), sum_events(mm::HTLB_BUDDY_PGALLOC));
   items.emplace_back(std::string(mm::vm_event_name(mm::HTLB_BUDDY_PGALLOC_FAIL)), sum_events(mm::HTLB_BUDDY_PGALLOC_FAIL));
   for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i)
-    if (!is_kernel_event(i)) items.emplace_back(std::string(mm::vm_event_name(i)), sum_events(static_cast<mm::vm_event_item>(i)));
+    if (!mm::vm_event_in_kernel(i))
+      items.emplace_back(std::string(kSimulatorOnly) + std::string(mm::vm_event_name(i)), sum_events(static_cast<mm::vm_event_item>(i)));
   return items;
 }
 

@@ -236,7 +236,20 @@ TEST(CompareTableTest, MidRangeAveragesTruncateAndZeroStatsGo) {
   const std::string t = report::compare_table(runs, all_rows());
   EXPECT_NE(t.find("\n      1234          +100.0%       2469        pagesim.ops_per_s\n"), std::string::npos) << t;
   EXPECT_EQ(t.find("pagesim.slowpath_entries"), std::string::npos) << t;
-  EXPECT_EQ(t.find("proc-vmstat.pcp_drain"), std::string::npos) << t;
+  EXPECT_EQ(t.find("vmstat.pcp_drain"), std::string::npos) << t;
+}
+
+// A vmstat event that no kernel counts keeps the pagesim. prefix; the kernel's are proc-vmstat.
+TEST(CompareTableTest, SimulatorOnlyVmstatRowsAreMarked) {
+  std::vector<run::RunResult> runs = {make_run("v5.17", 0, {}), make_run("v5.18", 0, {})};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].vmstat["pcp_refill"] = 10 + i;
+    runs[i].vmstat["pgalloc"] = 100 + i;
+  }
+  const std::string t = report::compare_table(runs, all_rows());
+  EXPECT_NE(t.find("  pagesim.vmstat.pcp_refill\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("  proc-vmstat.pgalloc\n"), std::string::npos) << t;
+  EXPECT_EQ(t.find("proc-vmstat.pcp_refill"), std::string::npos) << t;
 }
 
 TEST(CompareJsonTest, ZeroBaseHasNoFiniteChange) {

@@ -57,5 +57,24 @@ TEST(HumanReport, HeadlineSummarisesAndVerboseDetails) {
   EXPECT_NE(all.find("zones (repeat 0"), std::string::npos);
 }
 
+// --verbose lists each zone's pagesets, CPUs with equal values on one line; 6.x's high_min and
+// high_max where the profile has them.
+TEST(HumanReport, VerboseListsPagesetsPerZoneAndCpu) {
+  run::RunResult r = make_run("v6.18", 0, {{"allocs", 1}});
+  for (unsigned cpu = 0; cpu < 4; ++cpu)
+    r.pcp.push_back(run::PcpSetting{.node = 0, .zone = mm::ZONE_NORMAL, .cpu = cpu, .count = 7, .high = cpu == 3 ? 900 : 500,
+                                    .batch = 63, .high_min = 126, .high_max = 1000});
+  r.pcp.push_back(run::PcpSetting{.node = 1, .zone = mm::ZONE_DMA32, .cpu = 0, .high = 0, .batch = 1});
+  const std::string t = report::human({}, {r}, true);
+  EXPECT_NE(t.find("  pagesets (repeat 0, at the end; pages):\n"
+                   "    zone           cpus             high    batch high_min high_max\n"
+                   "    node0/Normal   0-2               500       63      126     1000\n"
+                   "    node0/Normal   3                 900       63      126     1000\n"
+                   "    node1/DMA32    0                   0        1        -        -\n"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(report::human({}, {r}).find("pagesets"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pagesim::test

@@ -128,6 +128,15 @@ TEST_F(ProcfsTest, FilesAgreeWithEachOther) {
   EXPECT_GT(total, 0u);
 }
 
+// The simulator's own events are marked as such: pagesim_ before the name, after every kernel item.
+TEST_F(ProcfsTest, VmstatMarksTheSimulatorsOwnCounters) {
+  const std::string v = report::vmstat(*m_);
+  EXPECT_NE(v.find("\npagesim_pcp_refill "), std::string::npos) << v;
+  EXPECT_EQ(v.find("\npcp_refill "), std::string::npos) << v;
+  EXPECT_LT(v.find("\npgfree "), v.find("\npagesim_")) << v;
+  EXPECT_NE(v.find("\nhtlb_buddy_alloc_success "), std::string::npos) << v;
+}
+
 TEST_F(ProcfsTest, VmstatCountsAllocationsPerZone) {
   uint64_t pgalloc_normal = 0, pgalloc_dma = 1;
   for (const auto& [name, v] : report::vmstat_items(*m_)) {
