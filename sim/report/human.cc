@@ -114,6 +114,13 @@ void cache(std::string& out, const run::RunResult& r) {
   }
 }
 
+// A report of several lines, each indented by four spaces, the first after `lead`.
+std::string indented(const std::string& lead, const std::string& text) {
+  std::string out = "    " + lead;
+  for (char c : text) out += c == '\n' ? std::string("\n    ") + std::string(lead.size(), ' ') : std::string(1, c);
+  return out + "\n";
+}
+
 // A variant's runs added up: invariant checks, violations, Bad page lines.
 struct Tally {
   uint64_t checks = 0;
@@ -135,7 +142,7 @@ void health(std::string& out, const VariantRuns& v) {
   for (const run::RunResult* r : v.runs)
     for (const std::string& s : r->violations) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
   for (const run::RunResult* r : v.runs)
-    for (const std::string& s : r->bad_page_reports) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
+    for (const std::string& s : r->bad_page_reports) out += indented(fmt::format("repeat {}: ", r->repeat), s);
   if (!v.runs.empty() && !v.runs.front()->memmap_backing.empty())
     out += fmt::format("  memmap backing: {}\n", v.runs.front()->memmap_backing);
   if (!v.runs.empty())
@@ -145,7 +152,7 @@ void health(std::string& out, const VariantRuns& v) {
 // The headline view's line per variant: its invariant checks, violations and Bad page count.
 void health_line(std::string& out, const VariantRuns& v) {
   const Tally t(v);
-  out += fmt::format("  {:<28} invariants: {} checks, {} violation{}; {} \"Bad page state\" line{}\n", v.variant, t.checks,
+  out += fmt::format("  {:<28} invariants: {} checks, {} violation{}; {} \"Bad page state\" report{}\n", v.variant, t.checks,
                      t.violations, plural(t.violations), t.bad_pages, plural(t.bad_pages));
   for (const run::RunResult* r : v.runs)
     for (const std::string& s : r->violations) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
@@ -197,8 +204,8 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
     for (const std::string& n : notes) out += fmt::format("  note: {}\n", n);
     for (const run::RunResult& r : runs)
       if (!r.bad_page_reports.empty()) {
-        out += fmt::format("  the first Bad page lines ({} repeat {}; all: --verbose, or --proc DIR/.../dmesg):\n", r.variant, r.repeat);
-        for (size_t i = 0; i < std::min<size_t>(2, r.bad_page_reports.size()); ++i) out += "    " + r.bad_page_reports[i] + "\n";
+        out += fmt::format("  the first Bad page report ({} repeat {}; all: --verbose, or --proc DIR/.../dmesg):\n", r.variant, r.repeat);
+        out += indented("", r.bad_page_reports.front());
         break;
       }
     out += "  (per-variant metrics, zones, locks, cache counters and every Bad page line: --verbose)\n\n";

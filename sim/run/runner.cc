@@ -227,7 +227,7 @@ void collect_common(const mm::Machine& m, RunResult& r) {
   validity_flags(m, ev, r);
   run::check_invariants_into(m, r.invariant_checks, r.violations);
   for (const mm::BadPageReport& b : m.bad_page_reports())
-    r.bad_page_reports.push_back(fmt::format("BUG: Bad page state in process pagesim  pfn:{:x} cpu:{} reason: {}", b.pfn, b.cpu, b.reason));
+    r.bad_page_reports.push_back(fmt::format("{}", fmt::join(b.kernel_log(), "\n")));
   if (m.bad_pages_suppressed())
     r.bad_page_reports.push_back(fmt::format("BUG: Bad page state: {} messages suppressed", m.bad_pages_suppressed()));
   r.memmap_backing = fmt::format("{}; {} MiB resident of {} MiB reserved", m.memmap().backing_note(),
