@@ -65,10 +65,13 @@ class WorkloadOnEngine : public ::testing::TestWithParam<std::tuple<std::string,
 
 TEST_P(WorkloadOnEngine, ReportsOnlyDeclaredMetrics) {
   const auto& [workload, engine] = GetParam();
+  // kmem_trace's one parameter without a usable default: the trace it issues.
+  const std::string params =
+      workload == "kmem_trace" ? fmt::format(", params: {{trace: '{}/tests/workload/kmem_trace/hand.trace'}}", PAGESIM_SOURCE_DIR) : "";
   const std::string yaml = fmt::format(
       "machine: {{nodes: 1, cpus_per_node: 2, memory_per_node: 1G}}\n"
-      "kernel: {{presets: [v5.17]}}\nworkload: {{name: {}}}\nengine: {}\nwarmup_ops: 2\n",
-      workload, engine);
+      "kernel: {{presets: [v5.17]}}\nworkload: {{name: {}{}}}\nengine: {}\nwarmup_ops: 2\n",
+      workload, params, engine);
   scenario::LoadOptions opt;
   opt.engines = engine_names();
   const scenario::ScenarioSet set = scenario::load_string(yaml, "metrics.yaml", opt);
