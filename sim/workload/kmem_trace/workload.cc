@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "pagesim/error.h"
@@ -161,6 +162,9 @@ class KmemTrace : public ProgramOf<KmemTrace> {
       throw InputError(fmt::format("{}: workload.params.trace: name the kmem trace to issue (docs/replay.md, \"What-if on your own workload\")",
                                    d.source()));
     const std::string path = engine::input_path(d.source(), params().string("trace"));
+    if (std::error_code ec; !std::filesystem::is_regular_file(path, ec))
+      throw InputError(fmt::format("{}: workload.params.trace: {}: no such file, from the working directory or beside the scenario",
+                                   d.source(), path));
     const auto replicate = static_cast<unsigned>(params().integer("replicate"));
     auto max_requests = static_cast<uint64_t>(params().integer("max_requests"));
     if (d.short_mode()) max_requests = max_requests ? std::min<uint64_t>(max_requests, 20000) : 20000;
