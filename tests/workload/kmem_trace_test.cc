@@ -156,6 +156,13 @@ TEST(KmemTrace, TracedAndFloodTiming) {
   EXPECT_LT(f.at("elapsed_s"), 1e-3);
 }
 
+// The virtual engine gives the same answer to the same trace, bit for bit.
+TEST(KmemTrace, VirtualRunsAreDeterministic) {
+  const run::RunResult a = run_hand("timing: flood, replicate: 2", 4);
+  const run::RunResult b = run_hand("timing: flood, replicate: 2", 4);
+  EXPECT_EQ(a.metrics, b.metrics);
+}
+
 // replicate: 2 on 4 CPUs: every copy's requests, counts doubled, on blocks of their own (a free
 // of another copy's block would free a page twice and stop the run).
 TEST(KmemTrace, ReplicateRunsEveryCopy) {
