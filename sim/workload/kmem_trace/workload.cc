@@ -39,8 +39,9 @@ template <class D>
 class Issuer {
  public:
   using E = typename D::Exec;
-  Issuer(D& d, E& ex, std::vector<std::atomic<mm::Page*>>& blocks, bool traced, CpuOut& out)
-      : d_(d), ex_(ex), mm_(d.machine(), ex), blocks_(blocks), traced_(traced), out_(out) {}
+  // abandoned: set when another CPU's run has thrown; a free waiting for that CPU gives up.
+  Issuer(D& d, E& ex, std::vector<std::atomic<mm::Page*>>& blocks, const std::atomic<bool>& abandoned, bool traced, CpuOut& out)
+      : d_(d), ex_(ex), mm_(d.machine(), ex), blocks_(blocks), abandoned_(abandoned), traced_(traced), out_(out) {}
 
   void run(const std::vector<KmemRequest>& stream) {
     out_.latency_ns.reserve(stream.size());
@@ -59,7 +60,7 @@ class Issuer {
     // What the trace left allocated goes back, outside the measured phase.
     for (const KmemRequest& q : stream)
       if (q.op == KmemRequest::Op::alloc)
-        if (mm::Page* p = blocks_[q.slot].load(std::memory_order_relaxed); p != kModelFailed && p != kFreed) {
+        if (mm::Page* p = blocks_[q.slot].load(std::memory_order_relaxed); p && p != kModelFailed && p != kFreed) {
           mm_.__free_pages(p, q.order);
           blocks_[q.slot].store(kFreed, std::memory_order_relaxed);
         }
@@ -116,12 +117,14 @@ class Issuer {
     }
   }
 
-  // A free's block, once the CPU that allocates it has (in the trace, the allocation came first).
+  // A free's block, once the CPU that allocates it has (in the trace, the allocation came first);
+  // kModelFailed when that CPU's run has thrown (the run's error is what the engine reports).
   mm::Page* allocated(uint32_t slot) {
     if constexpr (is_virtual<D>) ex_.sync();  // every CPU behind this one runs first
     mm::Page* p = blocks_[slot].load(std::memory_order_acquire);
     if (!p) out_.free_waits++;
     while (!p) {
+      if (abandoned_.load(std::memory_order_relaxed)) return kModelFailed;
       if constexpr (is_virtual<D>) {
         ex_.advance(kWaitStepPs);
         ex_.sync();
@@ -137,6 +140,7 @@ class Issuer {
   E& ex_;
   mm::Mm<E> mm_;
   std::vector<std::atomic<mm::Page*>>& blocks_;
+  const std::atomic<bool>& abandoned_;
   bool traced_;
   CpuOut& out_;
   typename D::Time start_{};
@@ -181,9 +185,15 @@ class KmemTrace : public ProgramOf<KmemTrace> {
     std::vector<CpuOut> outs(n);
     const bool traced = params().string("timing") == "traced";
     static const std::vector<KmemRequest> kNone;
+    std::atomic<bool> abandoned{false};
     d.run_tasks(n, [&](typename D::Exec& ex) {
       const unsigned t = ex.task();
-      Issuer<D>(d, ex, blocks, traced, outs[t]).run(t < rq->cpus.size() ? rq->cpus[t] : kNone);
+      try {
+        Issuer<D>(d, ex, blocks, abandoned, traced, outs[t]).run(t < rq->cpus.size() ? rq->cpus[t] : kNone);
+      } catch (...) {
+        abandoned.store(true);  // no CPU waits forever for a block this one will not allocate
+        throw;
+      }
     });
     report(d, *rq, outs);
   }
