@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 
 #include "pagesim/error.h"
@@ -108,6 +109,22 @@ TEST(KmemRequests, ReplicateGivesDisjointPfns) {
   for (unsigned k = 0; k < 3; ++k)
     for (unsigned j = k + 1; j < 3; ++j)
       for (uint32_t s : slots[k]) EXPECT_EQ(std::count(slots[j].begin(), slots[j].end(), s), 0);
+}
+
+// The real trace the shipped scenario issues (PAGESIM_TRACES_DIR; skipped when absent): its
+// 468182 mm_page_alloc lines all allocations, its 470757 mm_page_free lines the frees, 4138 of
+// them of blocks from before the trace, on 2 CPUs over 16 s.
+TEST(KmemRequests, DevThpVmstat) {
+  const std::string path = std::string(PAGESIM_TRACES_DIR) + "/dev_thp_vmstat.trace.xz";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is absent";
+  const KmemRequests r = kmem_requests(trace::read_ftrace(path), 1, 0);
+  EXPECT_EQ(r.traced_cpus, 2u);
+  EXPECT_EQ(r.slots, 468182u);
+  EXPECT_EQ(r.pretrace_frees, 4138u);
+  EXPECT_EQ(r.failed_allocs, 0u);
+  EXPECT_EQ(r.requests(), 468182u + 470757u - 4138u);
+  EXPECT_GT(r.span_s, 16.0);
+  EXPECT_LT(r.span_s, 16.3);
 }
 
 run::RunResult run_hand(const std::string& params, unsigned cpus, const std::string& engine = "virtual") {
