@@ -12,6 +12,7 @@
 
 #include "pagesim/replay/replay.h"
 #include "pagesim/trace/ftrace.h"
+#include "pagesim/trace/pairing.h"
 
 namespace pagesim::replay::detail {
 
@@ -24,23 +25,9 @@ unsigned list_of(unsigned mt, unsigned order);
 unsigned list_order(unsigned pindex);
 unsigned list_mt(unsigned pindex);  // MOVABLE for 13, UNMOVABLE for 12
 
-// Which events the replay feeds the model, and how.
-struct Pairing {
-  std::vector<bool> in_zone;  // the event's block lies in the replayed zone
-  // free_unref_folios frees in two passes: mm_page_free for the whole batch, then
-  // mm_page_free_batched as each block reaches the pcp. For a batched event, the index of its
-  // mm_page_free (which prints the real order); -1 otherwise.
-  std::vector<int64_t> free_of_batched;
-  std::vector<bool> deferred;        // an mm_page_free whose block moves at its batched event
-  std::vector<bool> pretrace_free;   // an mm_page_free of a block allocated before the trace
-  // Such blocks, by order and migratetype (the free's list, free_mt).
-  std::array<std::array<uint64_t, 3>, kOrders> pretrace{};
-  // Per mm_page_free: the list its block joins. The kernel takes the pageblock's type at the
-  // free; the block's next drain prints the pageblock's type, the best witness. Without one, the
-  // type it was allocated with; without that, MOVABLE.
-  std::vector<int8_t> free_mt;
-};
-Pairing pair_events(const trace::Trace& t, const std::vector<bool>& in_zone);
+// Which events the replay feeds the model, and how (shared with the kmem_trace workload).
+using trace::Pairing;
+using trace::pair_events;
 
 // One CPU's lists, relative to the start: running deltas and their extremes.
 struct ListHistory {

@@ -396,10 +396,7 @@ ReplayResult replay(const trace::Trace& t, const ZoneInfoFile& zi_in, const Repl
       ex.set_cpu(e.cpu);
       switch (e.kind) {
         case EventKind::mm_page_alloc: {
-          mm::gfp_t gfp = trace::gfp_from_text(t.gfp_text(e)) & ~(mm::__GFP_MOVABLE | mm::__GFP_RECLAIMABLE);
-          if (e.migratetype == 1) gfp |= mm::__GFP_MOVABLE;
-          if (e.migratetype == 2) gfp |= mm::__GFP_RECLAIMABLE;
-          if (mm::Page* p = mmu.__alloc_pages(gfp, e.order, 0)) {
+          if (mm::Page* p = mmu.__alloc_pages(trace::alloc_gfp(t, e), e.order, 0)) {
             live[e.pfn] = p;
             model_failed.erase(e.pfn);
           } else {

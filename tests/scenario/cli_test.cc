@@ -99,6 +99,20 @@ TEST_P(BadInputCli, ExitsTwoWithPositionAndCreatesNothing) {
 INSTANTIATE_TEST_SUITE_P(Scenario, BadInputCli, ::testing::ValuesIn(bad_cases()),
                          [](const ::testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
 
+// kmem_trace's trace issues requests on 2 CPUs: on a machine of 1 the run stops before any
+// request, exit 2, naming the scenario, the key and the trace's line, and writes nothing.
+TEST(Cli, KmemTraceOnTooFewCpusExitsTwoAndWritesNothing) {
+  const fs::path dir = fresh_dir();
+  const std::string trace = std::string(PAGESIM_SOURCE_DIR) + "/tests/workload/kmem_trace/hand.trace";
+  const std::string file = write_file(dir / "kmem.yaml", "machine: {nodes: 1, cpus_per_node: 1, memory_per_node: 256M}\n"
+                                                        "workload: {name: kmem_trace, params: {trace: '" + trace + "'}}\n"
+                                                        "engine: {name: virtual}\n");
+  const Result r = pagesim("run " + quote(file) + " --json " + quote((dir / "out.json").string()), dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(file + ": workload.params.trace: " + trace + ":11: the trace issues requests on CPU 1"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out.json"));
+}
+
 TEST(Cli, EveryShippedScenarioValidates) {
   const fs::path dir = fresh_dir();
   size_t n = 0;

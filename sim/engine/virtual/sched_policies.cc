@@ -141,7 +141,7 @@ class Cfs : public SchedPolicy {
   // modelled (docs/model.md, "Scheduler").
   void tick(Runqueues& rq, ps_t now, std::vector<Migration>& out) override {
     const unsigned n = rq.nr_cpus();
-    if (dom_[0].next.size() != n) init_domains(rq, now);
+    if (dom_[0].next.size() != n || rq.forks_began != drawn_for_) init_domains(rq, now);
     for (unsigned c = 0; c < n; ++c) {
       for (unsigned d = 0; d < 2; ++d) {
         Domain& dom = dom_[d];
@@ -250,14 +250,18 @@ class Cfs : public SchedPolicy {
     return std::any_of(out.begin(), out.end(), [&](const Migration& m) { return static_cast<int>(m.task) == task; });
   }
 
-  // sd_init's intervals: sd_weight ms to 2 x sd_weight ms. The box was balancing before the
-  // run (an idle box's balances fail, so each interval has doubled to its maximum); each CPU's
-  // last_balance is at an unknown phase, drawn from the run's seed.
+  // sd_init's intervals: sd_weight ms to 2 x sd_weight ms. Where each idle CPU's last_balance
+  // stands when a parent begins forking is not known: the box balanced before the run, and LKP
+  // runs each iteration as a new usemem after a shell gap in which no busy CPU kicks the nohz
+  // balancer (nohz_balancer_kick), which the model does not run. So every fork batch draws each
+  // CPU's phase afresh, from the run's seed and the batch's number, within the window; the
+  // interval stands at its maximum, where an idle box's failed balances leave it.
   void init_domains(const Runqueues& rq, ps_t now) {
     const unsigned n = rq.nr_cpus();
     const ps_t ms = 1000000000;
     const unsigned weight[2] = {rq.node_cpus(0), n};
-    Rng rng(p_.seed, 0x62616c616e6365ull);
+    Rng rng(p_.seed ^ (uint64_t{batches_++} << 32), 0x62616c616e6365ull);
+    drawn_for_ = rq.forks_began;
     for (unsigned d = 0; d < 2; ++d) {
       Domain& dom = dom_[d];
       dom.min_interval = weight[d] * ms, dom.max_interval = 2 * weight[d] * ms;
@@ -276,6 +280,8 @@ class Cfs : public SchedPolicy {
   SchedParams p_;
   Domain dom_[2];                // MC, NUMA
   std::vector<unsigned> failed_;  // per CPU: the NUMA domain's nr_balance_failed
+  ps_t drawn_for_ = 0;            // the fork batch (Runqueues::forks_began) the phases were drawn for
+  uint64_t batches_ = 0;          // fork batches seen: each draws its own phases
 };
 
 // cfs plus NUMA balancing. numa_home picks the rule: kernel (numa_balancing.h, then

@@ -142,14 +142,15 @@ TEST(VirtualSched, ChildrenAreTimedFromTheParentsStartBeforeTheForks) {
 }
 
 // 2 nodes x 2 CPUs, no SMT, every CPU idle; `tasks` tasks, all last on CPU 0.
-Runqueues two_nodes_of_two_cpus(unsigned tasks) {
+Runqueues two_nodes_of(unsigned cpus_per_node, unsigned tasks) {
   Runqueues rq;
-  rq.cpus.resize(4);
-  rq.cpu_node = {0, 0, 1, 1};
-  rq.sibling = {0, 1, 2, 3};
+  rq.cpus.resize(2 * cpus_per_node);
+  for (unsigned c = 0; c < 2 * cpus_per_node; ++c) rq.cpu_node.push_back(c / cpus_per_node), rq.sibling.push_back(c);
   rq.task_cpu.assign(tasks, 0);
   return rq;
 }
+
+Runqueues two_nodes_of_two_cpus(unsigned tasks) { return two_nodes_of(2, tasks); }
 
 // wake_affine_weight, by hand: this CPU runs the waker and 2 queued tasks, prev runs 3. A sync
 // wake-up counts this CPU's load without the waker, plus the wakee: 3 x 100 = 300 against
@@ -162,6 +163,36 @@ TEST(VirtualSched, WakeAffineWeightComparesLoadsWithTheSyncAdjustment) {
   auto cfs = make_sched_policy("cfs", {});
   EXPECT_EQ(cfs->wake(rq, 5, 2, 0, /*sync=*/true, 0), 0u);
   EXPECT_EQ(cfs->wake(rq, 5, 2, 0, /*sync=*/false, 0), 2u);
+}
+
+// Each fork batch (LKP's next iteration, a new usemem) draws its CPUs' first idle balances
+// afresh within engine.balance_window. Two nodes of 64 CPUs, a 2 ms window: in both batches
+// node 0 runs 66 tasks (two queued on CPU 0) and node 1 is idle. Between the batches every
+// idle balance fails, which leaves node 1's NUMA balances up to max_interval (256 ms) ahead:
+// the batch at 300 ms would wait until about 386 ms for CPU 64's, had it kept them.
+TEST(VirtualSched, EachForkBatchDrawsItsIdleBalancesWithinTheWindow) {
+  const ps_t ms = 1000000000;
+  Runqueues rq = two_nodes_of(64, 66);
+  SchedParams p;
+  p.balance_window_ps = 2 * ms;
+  auto cfs = make_sched_policy("cfs", p);
+  std::vector<Migration> out;
+  auto overload = [&](ps_t at) {
+    rq.forks_began = at;
+    for (unsigned c = 0; c < 64; ++c) rq.cpus[c].curr = static_cast<int>(c), rq.task_cpu[c] = c;
+    rq.cpus[0].queued = {64, 65};
+    rq.task_cpu[64] = rq.task_cpu[65] = 0;
+  };
+  auto on_node1 = [&] { return rq.cpu_node[rq.task_cpu[64]] + rq.cpu_node[rq.task_cpu[65]]; };
+  overload(0);
+  for (ps_t t = 0; t <= 2 * ms; t += ms) cfs->tick(rq, t, out);
+  EXPECT_EQ(on_node1(), 2u) << "the first batch's queued tasks are pulled within the window";
+  for (auto& c : rq.cpus) c.curr = -1, c.queued.clear();
+  for (ps_t t = 3 * ms; t < 300 * ms; t += ms) cfs->tick(rq, t, out);
+  overload(300 * ms);
+  for (ps_t t = 300 * ms; t <= 302 * ms; t += ms) cfs->tick(rq, t, out);
+  EXPECT_EQ(on_node1(), 2u) << "the second batch's too, within the window of its own start";
+  EXPECT_TRUE(out.empty());
 }
 
 // find_idlest_group_cpu: of the idle CPUs of the chosen node, the one that went idle most

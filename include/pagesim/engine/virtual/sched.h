@@ -49,9 +49,9 @@ struct SchedParams {
   ps_t numa_scan_delay_ps = 1000000000000;   // sysctl_numa_balancing_scan_delay 1000 ms
   ps_t numa_scan_period_ps = 1000000000000;  // sysctl_numa_balancing_scan_period_min 1000 ms
   ps_t numa_scan_period_max_ps = 60000000000000;  // sysctl_numa_balancing_scan_period_max 60 s
-  // When each idle CPU's balances first fall due: at a phase drawn in [0, window) per CPU and
-  // domain (last_balance + interval of a box that balanced before the run). 0: the domain's
-  // max_interval, 2 x sd_weight ms, where an idle box's failed balances leave the interval.
+  // When each idle CPU's balances first fall due after a parent begins forking (each fork
+  // batch, so each LKP iteration): at a phase drawn in [0, window) per CPU and domain. 0: the
+  // domain's max_interval, 2 x sd_weight ms, where an idle box's failed balances leave it.
   ps_t balance_window_ps = 0;
   uint64_t seed = 1;                      // the phases' draw (the run's seed)
   std::string numa_home = "kernel";       // numa policy: kernel | fork_node | none
