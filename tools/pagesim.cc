@@ -23,6 +23,12 @@ std::string with_example(std::string_view what, std::string_view example) {
   return fmt::format("{}\nExample: {}", what, example);
 }
 
+// --all and --rows: which comparison rows run, merge and compare print (report::CompareOptions).
+void add_row_options(CLI::App* app, bool& all, std::string& rows) {
+  app->add_flag("--all", all, "print every comparison row: also those unchanged within the noise, and the model's bookkeeping");
+  app->add_option("--rows", rows, "print only the comparison rows whose name matches REGEX (ECMAScript), changed or not");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,12 +43,14 @@ int main(int argc, char** argv) {
                                                      "pagesim run default --set repeats=1 --json out.json"));
   run->add_option("scenario", ra.scenario, kScenario)->required();
   run->add_option("--set", ra.sets, "override a scenario value: key.path=value (repeatable)")->allow_extra_args(false)->take_all();
-  run->add_option("--json", ra.json, "write the JSON result (schema pagesim/1) to FILE");
+  run->add_option("--json", ra.json, "write the JSON result (schema pagesim/1) to FILE; - for standard output alone (the report goes to standard error)");
   run->add_option("--csv", ra.csv, "write one CSV row per run and metric to FILE");
   run->add_option("--out", ra.out_dir, "write result.json, result.csv and proc/ into DIR");
   run->add_option("--proc", ra.proc_dir, "write kernel-format buddyinfo, zoneinfo, vmstat, pagetypeinfo, lock_stat per run under DIR");
   run->add_flag("--quiet,-q", ra.quiet, "print neither the report nor the progress line");
   run->add_flag("--verbose,-v", ra.verbose, "print each variant's metrics, zones, locks, cache counters and Bad page lines, and every comparison row");
+  run->add_flag("--strict", ra.strict, "treat every warning (ignored-engine-key, ignored-knob, topology-oversubscribed) as an error: exit 2 before any run");
+  add_row_options(run, ra.all, ra.rows);
   run->add_option("--shard", ra.shard, "run only the K-th of N disjoint slices of the runs (K/N, 0 <= K < N); pagesim merge joins them");
   run->add_option("--jobs,-j", ra.jobs, "runs at once on host threads (uniprocessor and virtual engines; results do not change). Default: one per host CPU, as many as host memory holds")
       ->check(CLI::Range(1u, 256u));
@@ -53,6 +61,7 @@ int main(int argc, char** argv) {
   validate->add_option("scenario", va.scenario, kScenario)->required();
   validate->add_option("--set", va.sets, "override a scenario value: key.path=value (repeatable)")->allow_extra_args(false)->take_all();
   validate->add_flag("--resolved", va.resolved, "print the fully resolved scenario");
+  validate->add_flag("--strict", va.strict, "treat every warning as an error (exit 2)");
 
   auto* list = app.add_subcommand("list", with_example("List workloads and their parameters, presets, knobs, engines, counters and shipped scenarios.",
                                                        "pagesim list"));
@@ -75,6 +84,13 @@ int main(int argc, char** argv) {
   merge->add_option("shards", ma.shards, "the shards' --out directories or result.json files")->required();
   merge->add_option("--out", ma.out_dir, "directory for result.json, result.csv and proc/")->required();
   merge->add_flag("--quiet,-q", ma.quiet, "do not print the comparison table");
+  add_row_options(merge, ma.all, ma.rows);
+
+  cli::CompareArgs cpa;
+  auto* compare = app.add_subcommand("compare", with_example("Redraw the comparison table from saved results, the first file's first variant the base, as pagesim run prints it.",
+                                                             "pagesim compare old/result.json new/result.json --all"));
+  compare->add_option("results", cpa.results, "result JSON files (pagesim run --json) or --out directories")->required();
+  add_row_options(compare, cpa.all, cpa.rows);
 
   cli::SlurmArgs sa;
   auto* slurm = app.add_subcommand("slurm", with_example("Write an sbatch script that runs a scenario's shards as a Slurm job array, then merges them.",
@@ -139,6 +155,7 @@ int main(int argc, char** argv) {
     if (*calibrate) return cli::calibrate(ca);
     if (*replay) return cli::replay(rpa);
     if (*merge) return cli::merge(ma);
+    if (*compare) return cli::compare(cpa);
     if (*slurm) return cli::slurm(sa);
   } catch (const InputError& e) {
     fmt::print(stderr, "pagesim: {}\n", e.what());

@@ -43,7 +43,7 @@ inline bool new_pcp_check_enabled(const KernelConfig& c) { return check_pages_en
 // bad_page: report (rate limited), reset _mapcount, taint. The caller leaks the block.
 template <Exec E>
 void Mm<E>::bad_page(Page* page, const char* reason) {
-  const bool shown = m_.record_bad_page(m_.page_to_pfn(page), reason, ex_.cpu());
+  const bool shown = m_.record_bad_page(BadPageReport::of(m_, page, reason, ex_.cpu()));
   Zone& z = m_.page_zone(page);
   count_event(z, BAD_PAGE);
   if (!shown) count_event(z, BAD_PAGE_SUPPRESSED);

@@ -108,7 +108,7 @@ const std::vector<KnobInfo>& knob_infos() {
       {"thp", "true|false", "CONFIG_TRANSPARENT_HUGEPAGE: order-9 blocks use pcp list 12-14"},
       {"mel_walk", "normal|zero_cost|outside_lock", "ablation of the all-subpage walk: as is, free, or after the zone unlock"},
       {"artificial_hold", "true|false", "ablation: head-only check plus a hold as long as the subpage walk"},
-      {"free_pcppages_bulk", "v5.17|v5.18", "free_pcppages_bulk: two-phase with prefetch (5.17) or one pass plus free_high (5.18)"},
+      {"free_pcppages_bulk", "v5.17|v5.18", "free_pcppages_bulk: two-phase with prefetch (5.17) or one pass plus free_high (5.18)", "v6.18"},
       {"deferred_struct_page_init", "true|false", "initialise struct pages per 128 MiB section on first use"},
       {"memmap_reserved", "true|false", "each node's memmap (64 B per page) is reserved at its top, outside managed pages"},
       {"percpu_pagelist_high_fraction", "0 or 8..", "vm.percpu_pagelist_high_fraction (0: pcp high from the low watermark)"},
@@ -116,8 +116,8 @@ const std::vector<KnobInfo>& knob_infos() {
       {"watermark_boost_factor", "0..", "vm.watermark_boost_factor"},
       {"min_free_kbytes", "auto or 128..", "vm.min_free_kbytes; auto derives it as the kernel does (plus khugepaged)"},
       {"khugepaged", "true|false", "khugepaged enabled: raises min_free_kbytes to its recommendation"},
-      {"pcp_batch_scale_max", "0..6", "v6.18: CONFIG_PCP_BATCH_SCALE_MAX, the batch scaling limit of refills and drains"},
-      {"pcp_free_high_batch", "true|false", "v6.18: PCPF_FREE_HIGH_BATCH (LLC slice > 3 batches): free_high keeps a batch on the pcp"},
+      {"pcp_batch_scale_max", "0..6", "v6.18: CONFIG_PCP_BATCH_SCALE_MAX, the batch scaling limit of refills and drains", "v5.17"},
+      {"pcp_free_high_batch", "true|false", "v6.18: PCPF_FREE_HIGH_BATCH (LLC slice > 3 batches): free_high keeps a batch on the pcp", "v5.17"},
   };
   return kKnobs;
 }

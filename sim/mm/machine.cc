@@ -326,13 +326,13 @@ void Machine::set_pageset(PerCpuPages& pcp, int high, int high_max, int batch) c
   else pcp.flags &= static_cast<uint8_t>(~PCPF_FREE_HIGH_BATCH);
 }
 
-bool Machine::record_bad_page(pfn_t pfn, std::string reason, unsigned cpu) {
+bool Machine::record_bad_page(BadPageReport report) {
   if (bad_shown_.fetch_add(1, std::memory_order_relaxed) >= cfg_.bad_page_ratelimit_burst) {
     bad_suppressed_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
   TsanMutexLock l(&bad_mu_);
-  bad_reports_.push_back(BadPageReport{pfn, std::move(reason), cpu});
+  bad_reports_.push_back(std::move(report));
   return true;
 }
 

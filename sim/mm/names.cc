@@ -28,6 +28,11 @@ std::string_view vm_event_name(unsigned item) {
   return item < NR_VM_EVENT_ITEMS ? kNames[item] : "?";
 }
 
+bool vm_event_in_kernel(unsigned item) {
+  return item == PGALLOC || item == PGFREE || (item >= NUMA_HIT && item <= NUMA_OTHER) || item == HTLB_BUDDY_PGALLOC ||
+         item == HTLB_BUDDY_PGALLOC_FAIL;
+}
+
 std::string_view vm_event_description(unsigned item) {
   static constexpr std::array<std::string_view, NR_VM_EVENT_ITEMS> kText = {
       "allocations counted as 5.17 counts them (1 per pcp allocation, 2^order on the buddy path)",

@@ -4,12 +4,17 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <regex>
 #include <set>
 #include <string_view>
 
 #include "compare_rows.h"
+#include "pagesim/error.h"
+#include "pagesim/mm/types.h"
 #include "pagesim/report/report.h"
 #include "pagesim/run/runner.h"
+#include "pagesim/workload/registry.h"
 
 namespace pagesim::report {
 
@@ -106,6 +111,54 @@ std::string stat_name(const std::string& metric) {
   return "pagesim." + metric;
 }
 
+const std::vector<Quantity>& quantities() {
+  static const std::vector<Quantity> kQuantities{
+      {"cache.struct_page_at_alloc_checks", "cache.struct_page_at_", {"check_new_pages", "check_pcp_refill", "check_new_pcp"}},
+  };
+  return kQuantities;
+}
+
+namespace {
+// The Quantity that `stat` is a member of, and the member's function; {nullptr, ""} otherwise.
+std::pair<const Quantity*, std::string> member_of(const std::string& stat) {
+  for (const Quantity& q : quantities())
+    if (stat.starts_with(q.prefix))
+      for (const std::string& f : q.functions)
+        if (stat.size() == q.prefix.size() + f.size() && stat.ends_with(f)) return {&q, f};
+  return {nullptr, ""};
+}
+
+// Each Quantity's functions that counted in some run, in declaration order: the row's label.
+std::map<std::string, std::string> quantity_labels(const std::vector<const run::RunResult*>& runs) {
+  std::map<std::string, std::set<size_t>> seen;
+  for (const run::RunResult* r : runs)
+    for (const auto& [name, v] : r->cache.counters)
+      if (const auto [q, f] = member_of("cache." + name); q && v != 0)
+        seen[q->stat].insert(std::find(q->functions.begin(), q->functions.end(), f) - q->functions.begin());
+  std::map<std::string, std::string> labels;
+  for (const Quantity& q : quantities()) {
+    std::vector<std::string> names;
+    for (size_t i : seen[q.stat]) names.push_back(q.functions[i]);
+    labels[q.stat] = fmt::format("{}", fmt::join(names, ", "));
+  }
+  return labels;
+}
+
+// proc-vmstat.<name> for what the kernel's /proc/vmstat has; the simulator's own events
+// (mm::vm_event_in_kernel) keep the pagesim. prefix, as pagesim.vmstat.<name>.
+std::string vmstat_stat(const std::string& name) {
+  for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i)
+    if (mm::vm_event_name(i) == name && !mm::vm_event_in_kernel(i)) return "pagesim.vmstat." + name;
+  return "proc-vmstat." + name;
+}
+
+bool bookkeeping_stat(const std::string& stat) {
+  if (!stat.starts_with("pagesim.")) return false;
+  const run::MetricInfo* m = run::find_metric(stat.substr(8));
+  return m && m->bookkeeping;
+}
+}  // namespace
+
 std::map<std::string, double> run_stats(const run::RunResult& r) {
   std::map<std::string, double> s;
   for (const auto& [name, v] : r.metrics) s[stat_name(name)] = v;
@@ -119,8 +172,12 @@ std::map<std::string, double> run_stats(const run::RunResult& r) {
     s[p + "waittime-max"] = std::max(s[p + "waittime-max"], us(l.wait_ns_max));
     s[p + "holdtime-max"] = std::max(s[p + "holdtime-max"], us(l.hold_ns_max));
   }
-  for (const auto& [name, v] : r.cache.counters) s["cache." + name] = static_cast<double>(v);
-  for (const auto& [name, v] : r.vmstat) s["proc-vmstat." + name] = static_cast<double>(v);
+  for (const auto& [name, v] : r.cache.counters) {
+    const std::string stat = "cache." + name;
+    const Quantity* q = member_of(stat).first;
+    s[q ? q->stat : stat] += static_cast<double>(v);
+  }
+  for (const auto& [name, v] : r.vmstat) s[vmstat_stat(name)] = static_cast<double>(v);
   return s;
 }
 
@@ -131,6 +188,9 @@ std::vector<CompareBlock> compare_blocks(const std::vector<run::RunResult>& runs
     // Per variant, per run, every stat.
     std::vector<std::vector<std::map<std::string, double>>> stats;
     std::set<std::string> names;
+    std::vector<const run::RunResult*> group;
+    for (const VariantRuns& v : g.variants) group.insert(group.end(), v.runs.begin(), v.runs.end());
+    const std::map<std::string, std::string> labels = quantity_labels(group);
     for (const VariantRuns& v : g.variants) {
       b.variants.push_back(v.variant);
       b.max_repeats = std::max(b.max_repeats, v.runs.size());
@@ -156,7 +216,9 @@ std::vector<CompareBlock> compare_blocks(const std::vector<run::RunResult>& runs
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](const std::string& a, const std::string& b) { return base_rank(a) < base_rank(b); });
     for (const std::string& name : ordered) {
-      CompareRow row{name, in_points(name), host_timed.count(name) > 0, {}};
+      const auto label = labels.find(name);
+      CompareRow row{name, label == labels.end() ? "" : label->second, bookkeeping_stat(name), in_points(name),
+                     host_timed.count(name) > 0, {}};
       for (size_t i = 0; i < g.variants.size(); ++i) {
         std::vector<double> values;
         for (const auto& s : stats[i]) {
@@ -197,32 +259,97 @@ bool shown_change(const CompareRow& row, const CompareBlock& b, size_t i) {
   return std::fabs(row.cells[i].change) > noise;
 }
 
-// A row the headline leaves out: the model's counters and vmstat, and settings.
-bool detail_row(const std::string& stat) {
-  if (stat.starts_with("cache.") || stat.starts_with("proc-vmstat.")) return true;
-  if (!stat.starts_with("pagesim.")) return false;
-  const run::MetricInfo* m = run::find_metric(stat.substr(8));
-  return m && m->setting;
+// A change beyond the noise, in some variant (the rows LKP's e-mail lists): a new stat (over a
+// base of 0), or one that moved more than the two sides' stddevs added and more than
+// kMinChange% (points for a percentage: kMinPoints). Host-timed rows as shown_change.
+constexpr double kMinChange = 1.0, kMinPoints = 0.1;
+bool changed(const CompareRow& row, const CompareBlock& b) {
+  const Summary& base = row.cells[0].value;
+  for (size_t i = 1; i < row.cells.size(); ++i) {
+    const CompareCell& c = row.cells[i];
+    if (!shown_change(row, b, i)) continue;
+    if (!c.change_valid) return true;
+    const double noise = row.absolute_change ? std::max(0.0, base.stddev) + std::max(0.0, c.value.stddev)
+                                             : std::max(0.0, base.stddev_pct()) + std::max(0.0, c.value.stddev_pct());
+    if (std::fabs(c.change) > std::max(noise, row.absolute_change ? kMinPoints : kMinChange)) return true;
+  }
+  return false;
+}
+
+void print_row(std::string& out, const CompareRow& row, const CompareBlock& b) {
+  for (size_t i = 0; i < row.cells.size(); ++i) {
+    if (i > 0) out += shown_change(row, b, i) ? format_change(row.cells[i], row.absolute_change) : std::string(kRelWidth + 2, ' ');
+    out += format_avg(row.cells[i].value.avg) + format_err(row.cells[i].value);
+  }
+  out += fmt::format("  {}{}{}\n", row.stat, row.label.empty() ? "" : " (" + row.label + ")", row.host_timed ? "  (host clock)" : "");
+}
+
+// A block's rows in the order printed: the headline, the changed rows, the unchanged ones (with
+// --all), each in stat order; the model's bookkeeping apart.
+struct BlockRows {
+  std::vector<const CompareRow*> shown, bookkeeping;
+  size_t unchanged_left_out = 0, bookkeeping_left_out = 0;
+};
+
+BlockRows select_rows(const CompareBlock& b, const CompareOptions& opt, const std::optional<std::regex>& rows) {
+  BlockRows out;
+  const std::string headline = opt.headline.empty() ? "" : stat_name(opt.headline);
+  std::vector<const CompareRow*> unchanged;
+  for (const CompareRow& row : b.rows) {
+    if (rows && !std::regex_search(row.stat, *rows) && !std::regex_search(row.label, *rows)) continue;
+    if (row.bookkeeping)
+      out.bookkeeping.push_back(&row);
+    else if (row.stat == headline)
+      out.shown.insert(out.shown.begin(), &row);
+    else if (rows || changed(row, b))
+      out.shown.push_back(&row);
+    else
+      unchanged.push_back(&row);
+  }
+  if (opt.all) {
+    out.shown.insert(out.shown.end(), unchanged.begin(), unchanged.end());
+  } else if (!rows) {
+    out.unchanged_left_out = unchanged.size();
+    out.bookkeeping_left_out = out.bookkeeping.size();
+    out.bookkeeping.clear();
+  }
+  return out;
+}
+
+std::optional<std::regex> rows_regex(const std::string& rows) {
+  if (rows.empty()) return std::nullopt;
+  try {
+    return std::regex(rows, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw InputError(fmt::format("--rows {}: not a regular expression: {}", rows, e.what()));
+  }
 }
 }  // namespace
 
-std::string compare_table(const std::vector<run::RunResult>& runs, CompareRows which) {
+void check_compare_options(const CompareOptions& opt) { rows_regex(opt.rows); }
+
+CompareOptions compare_options(const std::string& workload, bool all, const std::string& rows) {
+  const workload::WorkloadInfo* w = workload::find_workload(workload);
+  CompareOptions opt{w ? w->headline : "", all, rows};
+  check_compare_options(opt);
+  return opt;
+}
+
+std::string compare_table(const std::vector<run::RunResult>& runs, const CompareOptions& opt) {
+  const std::optional<std::regex> rows = rows_regex(opt.rows);
   std::string out;
   for (const CompareBlock& b : compare_blocks(runs)) {
     block_header(out, b);
-    size_t left_out = 0;
-    for (const CompareRow& row : b.rows) {
-      if (which == CompareRows::headline && detail_row(row.stat)) {
-        left_out++;
-        continue;
-      }
-      for (size_t i = 0; i < row.cells.size(); ++i) {
-        if (i > 0) out += shown_change(row, b, i) ? format_change(row.cells[i], row.absolute_change) : std::string(kRelWidth + 2, ' ');
-        out += format_avg(row.cells[i].value.avg) + format_err(row.cells[i].value);
-      }
-      out += fmt::format("  {}{}\n", row.stat, row.host_timed ? "  (host clock)" : "");
+    const BlockRows r = select_rows(b, opt, rows);
+    for (const CompareRow* row : r.shown) print_row(out, *row, b);
+    if (!r.bookkeeping.empty()) {
+      out += "\n  the model's own bookkeeping (not a kernel quantity):\n";
+      for (const CompareRow* row : r.bookkeeping) print_row(out, *row, b);
     }
-    if (left_out) out += fmt::format("  ({} more rows: cache.*, proc-vmstat.* and settings; --verbose, or \"compare\" in the JSON)\n", left_out);
+    if (r.unchanged_left_out || r.bookkeeping_left_out)
+      out += fmt::format("  ({} row{} unchanged within the noise{}: --all; --rows REGEX selects rows)\n", r.unchanged_left_out,
+                         r.unchanged_left_out == 1 ? "" : "s",
+                         r.bookkeeping_left_out ? fmt::format(", {} of the model's bookkeeping", r.bookkeeping_left_out) : "");
     out += '\n';
   }
   return out;
@@ -236,6 +363,8 @@ nlohmann::ordered_json compare_json(const std::vector<run::RunResult>& runs) {
       j["sweep"] = b.sweep_key.empty() ? nlohmann::ordered_json(nullptr)
                                        : nlohmann::ordered_json{{"key", b.sweep_key}, {"value", b.sweep_value}};
       j["metric"] = row.stat;
+      j["label"] = row.label;
+      j["bookkeeping"] = row.bookkeeping;
       j["base"] = b.variants[0];
       j["change_unit"] = row.absolute_change ? "absolute" : "percent";
       nlohmann::ordered_json values = nlohmann::ordered_json::array();

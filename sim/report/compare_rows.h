@@ -18,6 +18,17 @@ std::map<std::string, double> run_stats(const run::RunResult& r);
 // The LKP name of one metric (vm-scalability.throughput, ...); "pagesim.<metric>" otherwise.
 std::string stat_name(const std::string& metric);
 
+// One quantity that variants count under different function names: the struct-page reads of
+// the allocation-time checks land at check_pcp_refill under 5.17's head-only refill check and at
+// check_new_pages under Mel's every-subpage walk, the same work. run_stats adds the members into
+// one row named `stat`; compare_blocks labels it with the functions that counted.
+struct Quantity {
+  std::string stat;         // the row: "cache.struct_page_at_alloc_checks"
+  std::string prefix;       // the members' common stem: "cache.struct_page_at_"
+  std::vector<std::string> functions;  // the members: prefix + function
+};
+const std::vector<Quantity>& quantities();
+
 struct CompareCell {
   std::string variant;
   Summary value;
@@ -27,6 +38,8 @@ struct CompareCell {
 
 struct CompareRow {
   std::string stat;
+  std::string label;             // a Quantity's functions that counted, "check_new_pages, check_pcp_refill"
+  bool bookkeeping = false;      // the model's own counts (run::MetricInfo::bookkeeping)
   bool absolute_change = false;  // names ending in '%' or '_pct': a difference in points
   bool host_timed = false;       // measured with the host clock (uniprocessor, native): noisy
   std::vector<CompareCell> cells;  // the base first

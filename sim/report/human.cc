@@ -49,6 +49,28 @@ void zones(std::string& out, const run::RunResult& r) {
   }
 }
 
+// Each zone's pagesets (pcp->high and batch, and 6.x's high_min and high_max), CPUs with the
+// same values on one line.
+void pagesets(std::string& out, const run::RunResult& r) {
+  if (r.pcp.empty()) return;
+  out += fmt::format("  pagesets (repeat {}, at the end; pages):\n", r.repeat);
+  out += fmt::format("    {:<14} {:<12} {:>8} {:>8} {:>8} {:>8}\n", "zone", "cpus", "high", "batch", "high_min", "high_max");
+  const auto same = [](const run::PcpSetting& a, const run::PcpSetting& b) {
+    return a.node == b.node && a.zone == b.zone && a.high == b.high && a.batch == b.batch && a.high_min == b.high_min &&
+           a.high_max == b.high_max;
+  };
+  for (size_t i = 0; i < r.pcp.size();) {
+    size_t j = i + 1;
+    while (j < r.pcp.size() && same(r.pcp[i], r.pcp[j]) && r.pcp[j].cpu == r.pcp[j - 1].cpu + 1) ++j;
+    const run::PcpSetting& p = r.pcp[i];
+    const std::string cpus = j - i == 1 ? fmt::format("{}", p.cpu) : fmt::format("{}-{}", p.cpu, r.pcp[j - 1].cpu);
+    out += fmt::format("    {:<14} {:<12} {:>8} {:>8} {:>8} {:>8}\n", fmt::format("node{}/{}", p.node, mm::zone_name(p.zone)), cpus,
+                       p.high, p.batch, p.high_max ? fmt::format("{}", p.high_min) : "-",
+                       p.high_max ? fmt::format("{}", p.high_max) : "-");
+    i = j;
+  }
+}
+
 void locks(std::string& out, const run::RunResult& r) {
   if (r.locks.empty()) return;
   out += fmt::format("  locks (repeat {}; times in us):\n", r.repeat);
@@ -92,6 +114,13 @@ void cache(std::string& out, const run::RunResult& r) {
   }
 }
 
+// A report of several lines, each indented by four spaces, the first after `lead`.
+std::string indented(const std::string& lead, const std::string& text) {
+  std::string out = "    " + lead;
+  for (char c : text) out += c == '\n' ? std::string("\n    ") + std::string(lead.size(), ' ') : std::string(1, c);
+  return out + "\n";
+}
+
 // A variant's runs added up: invariant checks, violations, Bad page lines.
 struct Tally {
   uint64_t checks = 0;
@@ -113,7 +142,7 @@ void health(std::string& out, const VariantRuns& v) {
   for (const run::RunResult* r : v.runs)
     for (const std::string& s : r->violations) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
   for (const run::RunResult* r : v.runs)
-    for (const std::string& s : r->bad_page_reports) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
+    for (const std::string& s : r->bad_page_reports) out += indented(fmt::format("repeat {}: ", r->repeat), s);
   if (!v.runs.empty() && !v.runs.front()->memmap_backing.empty())
     out += fmt::format("  memmap backing: {}\n", v.runs.front()->memmap_backing);
   if (!v.runs.empty())
@@ -123,7 +152,7 @@ void health(std::string& out, const VariantRuns& v) {
 // The headline view's line per variant: its invariant checks, violations and Bad page count.
 void health_line(std::string& out, const VariantRuns& v) {
   const Tally t(v);
-  out += fmt::format("  {:<28} invariants: {} checks, {} violation{}; {} \"Bad page state\" line{}\n", v.variant, t.checks,
+  out += fmt::format("  {:<28} invariants: {} checks, {} violation{}; {} \"Bad page state\" report{}\n", v.variant, t.checks,
                      t.violations, plural(t.violations), t.bad_pages, plural(t.bad_pages));
   for (const run::RunResult* r : v.runs)
     for (const std::string& s : r->violations) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
@@ -141,7 +170,8 @@ void partial_runs(std::string& out, const std::vector<run::RunResult>& runs) {
 
 }  // namespace
 
-std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs, bool verbose) {
+std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs, bool verbose,
+                  CompareOptions opt) {
   std::string out;
   if (!set.empty()) {
     const scenario::Scenario& sc = set.front();
@@ -153,7 +183,13 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
       for (const scenario::Scenario& s : set) values.push_back(s.sweep.value);
       out += fmt::format(", sweep {} = {}", sc.sweep.key, fmt::join(values, ", "));
     }
-    out += "\n\n";
+    out += "\n";
+    // The virtual engine's inputs as the resolved scenario records them (scenario::load).
+    const nlohmann::ordered_json& e = sc.resolved.contains("engine") ? sc.resolved["engine"] : nlohmann::ordered_json();
+    if (e.contains("machine_file_used"))
+      out += fmt::format("machine file: {} (sha1 {})\ntopology: {}\n", e["machine_file_used"].get<std::string>(),
+                         e["machine_file_sha1"].get<std::string>(), e["topology"].get<std::string>());
+    out += "\n";
   }
   partial_runs(out, runs);
   if (!verbose) {
@@ -168,12 +204,12 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
     for (const std::string& n : notes) out += fmt::format("  note: {}\n", n);
     for (const run::RunResult& r : runs)
       if (!r.bad_page_reports.empty()) {
-        out += fmt::format("  the first Bad page lines ({} repeat {}; all: --verbose, or --proc DIR/.../dmesg):\n", r.variant, r.repeat);
-        for (size_t i = 0; i < std::min<size_t>(2, r.bad_page_reports.size()); ++i) out += "    " + r.bad_page_reports[i] + "\n";
+        out += fmt::format("  the first Bad page report ({} repeat {}; all: --verbose, or --proc DIR/.../dmesg):\n", r.variant, r.repeat);
+        out += indented("", r.bad_page_reports.front());
         break;
       }
     out += "  (per-variant metrics, zones, locks, cache counters and every Bad page line: --verbose)\n\n";
-    out += compare_table(runs, CompareRows::headline);
+    out += compare_table(runs, opt);
     return set.empty() ? out : out + reference_table(set.front(), runs);
   }
   for (const SweepGroup& g : group_runs(runs)) {
@@ -183,6 +219,7 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
       summary(out, v);
       const run::RunResult& first = *v.runs.front();
       zones(out, first);
+      pagesets(out, first);
       locks(out, first);
       placement(out, first);
       cache(out, first);
@@ -190,7 +227,8 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
       out += '\n';
     }
   }
-  out += compare_table(runs);
+  opt.all = true;
+  out += compare_table(runs, opt);
   return set.empty() ? out : out + reference_table(set.front(), runs);
 }
 

@@ -45,12 +45,6 @@ uint64_t numa_value(const Zone& z, const NumaItem& item) {
   return item.event < 0 ? 0 : zone_events(z, static_cast<mm::vm_event_item>(item.event));
 }
 
-// The vm events the kernel also has; the rest are the simulator's own.
-bool is_kernel_event(unsigned item) {
-  return item == mm::PGALLOC || item == mm::PGFREE || (item >= mm::NUMA_HIT && item <= mm::NUMA_OTHER) ||
-         item == mm::HTLB_BUDDY_PGALLOC || item == mm::HTLB_BUDDY_PGALLOC_FAIL;
-}
-
 void zoneinfo_zone(std::string& out, const mm::Machine& m, const Zone& z) {
   out += fmt::format("Node {}, zone {:>8}", z.node, z.name());
   out += fmt::format(
@@ -78,14 +72,27 @@ void zoneinfo_zone(std::string& out, const mm::Machine& m, const Zone& z) {
   out += fmt::format("\n      {:<12} {}", "nr_free_cma", zone_stat(z, mm::NR_FREE_CMA_PAGES));
   for (const NumaItem& item : kNumaItems) out += fmt::format("\n      {:<12} {}", item.name, numa_value(z, item));
   out += "\n  pagesets";
+  // Since 6.7 (the pcp->high auto-tuning series) each pageset also prints its high_min and
+  // high_max, and the labels are padded to them.
+  const bool tuned_high = m.config().profile == mm::Profile::v6_18;
   for (unsigned c = 0; c < m.nr_cpus(); ++c) {
     const mm::PerCpuPages& pcp = z.pcp(c);
-    out += fmt::format(
-        "\n    cpu: {}"
-        "\n              count: {}"
-        "\n              high:  {}"
-        "\n              batch: {}",
-        c, pcp.count, pcp.high, pcp.batch);
+    if (tuned_high)
+      out += fmt::format(
+          "\n    cpu: {}"
+          "\n              count:    {}"
+          "\n              high:     {}"
+          "\n              batch:    {}"
+          "\n              high_min: {}"
+          "\n              high_max: {}",
+          c, pcp.count, pcp.high, pcp.batch, pcp.high_min, pcp.high_max);
+    else
+      out += fmt::format(
+          "\n    cpu: {}"
+          "\n              count: {}"
+          "\n              high:  {}"
+          "\n              batch: {}",
+          c, pcp.count, pcp.high, pcp.batch);
     out += fmt::format("\n  vm stats threshold: {}", z.cpu[c].stat_threshold);
   }
   // kswapd is not modelled, so it never fails: node_unreclaimable is 0.
@@ -264,7 +271,8 @@ std::vector<std::pair<std::string, uint64_t>> vmstat_items(const mm::Machine& m)
   items.emplace_back(std::string(mm::vm_event_name(mm::HTLB_BUDDY_PGALLOC)), sum_events(mm::HTLB_BUDDY_PGALLOC));
   items.emplace_back(std::string(mm::vm_event_name(mm::HTLB_BUDDY_PGALLOC_FAIL)), sum_events(mm::HTLB_BUDDY_PGALLOC_FAIL));
   for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i)
-    if (!is_kernel_event(i)) items.emplace_back(std::string(mm::vm_event_name(i)), sum_events(static_cast<mm::vm_event_item>(i)));
+    if (!mm::vm_event_in_kernel(i))
+      items.emplace_back(std::string(kSimulatorOnly) + std::string(mm::vm_event_name(i)), sum_events(static_cast<mm::vm_event_item>(i)));
   return items;
 }
 

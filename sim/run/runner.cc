@@ -99,8 +99,8 @@ const std::vector<MetricInfo>& metric_table() {
         {"valid.zone_below_low_wmark", "", kAllEngines, "1 if an allocation failed the low-watermark pass or a zone ends below it", false, true},
         {"valid.slowpath_entered", "", kAllEngines, "__alloc_pages_slowpath entries", false, true},
         {"valid.remote_fallback", "", kAllEngines, "numa_miss: allocations served by another node than the preferred one", false, true},
-        {"valid.causality_slack", "", kAllEngines, "accesses run ahead of the next clock (virtual engine)", false, true},
-        {"model_valid", "", kAllEngines, "1 when every valid.* flag is 0", false, true},
+        {"valid.causality_slack", "", kAllEngines, "accesses run ahead of the next clock (virtual engine)", false, true, true},
+        {"model_valid", "", kAllEngines, "1 when every valid.* flag is 0", false, true, true},
     };
     for (MetricInfo& i : t) i.owner = "runner";
     for (const MetricInfo& i : engine::engine_metrics()) t.push_back(i);
@@ -116,8 +116,31 @@ const MetricInfo* find_metric(std::string_view name) {
   return nullptr;
 }
 
-std::vector<std::string> preflight(const scenario::ScenarioSet& set) {
-  std::vector<std::string> warnings;
+namespace {
+
+void add_warning(std::vector<Warning>& warnings, const char* name, std::string text) {
+  for (const Warning& w : warnings)
+    if (w.text == text) return;
+  warnings.push_back(Warning{name, std::move(text)});
+}
+
+// The knobs a variant sets away from its preset's value that its profile never reads.
+void ignored_knobs(const scenario::Scenario& sc, std::vector<Warning>& warnings) {
+  for (const scenario::Variant& v : sc.variants) {
+    const std::optional<mm::KernelConfig> preset = mm::preset_config(v.config.preset);
+    const std::string profile = mm::get_knob(v.config, "profile");
+    for (const mm::KnobInfo& k : mm::knob_infos())
+      if (preset && k.ignored_by == profile && mm::get_knob(v.config, k.name) != mm::get_knob(*preset, k.name))
+        add_warning(warnings, "ignored-knob",
+                    fmt::format("{}: variant '{}' sets {}={}, but its kernel profile {} never reads it", sc.file, v.name, k.name,
+                                mm::get_knob(v.config, k.name), profile));
+  }
+}
+
+}  // namespace
+
+std::vector<Warning> preflight(const scenario::ScenarioSet& set) {
+  std::vector<Warning> warnings;
   for (const scenario::Scenario& sc : set) {
     const EngineInfo& e = engine_info(sc);
     try {
@@ -126,17 +149,21 @@ std::vector<std::string> preflight(const scenario::ScenarioSet& set) {
         if (!v.config.deferred_struct_page_init) mm::Memmap::check_fits(sc.machine.total_pages(), mm::HostMemory::probe());
       if (e.check) e.check(sc.machine, sc.engine_options, sc.file);
       const workload::WorkloadInfo* w = workload::find_workload(sc.workload);
-      if (sc.engine == "virtual" && w && w->check_model) w->check_model(sc.params, engine::virtual_machine_model(sc.engine_options, sc.file), sc.file);
+      if (sc.engine == "virtual") {
+        const vt::MachineModel model = engine::virtual_machine_model(sc.engine_options, sc.file);
+        if (w && w->check_model) w->check_model(sc.params, model, sc.file);
+        if (const engine::VirtualTopology t = engine::virtual_topology(sc.machine, model); !t.warning.empty())
+          add_warning(warnings, "topology-oversubscribed", fmt::format("{}: {}", sc.file, t.warning));
+      }
     } catch (const InputError& err) {
       const std::string what = err.what();
       if (what.starts_with(sc.file)) throw;
       throw InputError(fmt::format("{}: {}", sc.file, what));  // name the scenario the check was for
     }
     for (const std::string& key : engine_keys_set(sc.engine_options))
-      if (std::find(e.reads.begin(), e.reads.end(), key) == e.reads.end()) {
-        const std::string w = fmt::format("{}: engine.{} is set, but the {} engine ignores it", sc.file, key, e.name);
-        if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
-      }
+      if (std::find(e.reads.begin(), e.reads.end(), key) == e.reads.end())
+        add_warning(warnings, "ignored-engine-key", fmt::format("{}: engine.{} is set, but the {} engine ignores it", sc.file, key, e.name));
+    ignored_knobs(sc, warnings);
   }
   return warnings;
 }
@@ -180,8 +207,11 @@ void collect_common(const mm::Machine& m, RunResult& r) {
   uint64_t ev[mm::NR_VM_EVENT_ITEMS] = {};
   for (const mm::Zone* z : m.populated_zones()) {
     r.zones.push_back(mm::zone_census(*z));
-    for (unsigned c = 0; c < m.nr_cpus(); ++c)
+    for (unsigned c = 0; c < m.nr_cpus(); ++c) {
       for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i) ev[i] += z->cpu[c].events[i];
+      const mm::PerCpuPages& p = z->pcp(c);
+      r.pcp.push_back(PcpSetting{z->node, z->idx, c, p.count, p.high, p.batch, p.high_min, p.high_max});
+    }
   }
   long nr_free = 0;
   for (const mm::ZoneCensus& c : r.zones) nr_free += c.nr_free_pages;
@@ -197,7 +227,7 @@ void collect_common(const mm::Machine& m, RunResult& r) {
   validity_flags(m, ev, r);
   run::check_invariants_into(m, r.invariant_checks, r.violations);
   for (const mm::BadPageReport& b : m.bad_page_reports())
-    r.bad_page_reports.push_back(fmt::format("BUG: Bad page state in process pagesim  pfn:{:x} cpu:{} reason: {}", b.pfn, b.cpu, b.reason));
+    r.bad_page_reports.push_back(fmt::format("{}", fmt::join(b.kernel_log(), "\n")));
   if (m.bad_pages_suppressed())
     r.bad_page_reports.push_back(fmt::format("BUG: Bad page state: {} messages suppressed", m.bad_pages_suppressed()));
   r.memmap_backing = fmt::format("{}; {} MiB resident of {} MiB reserved", m.memmap().backing_note(),

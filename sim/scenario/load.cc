@@ -113,6 +113,8 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
     if (sc.engine_options.sched == "numa") r["engine"]["numa_home"] = sc.engine_options.numa_home;
     if (sc.engine_options.balance_window_ns) r["engine"]["balance_window"] = fmt::format("{}ns", sc.engine_options.balance_window_ns);
     r["engine"]["slack_ns"] = sc.engine_options.slack_ns;
+    const Node* e = m.get("engine");
+    r["engine"].update(virtual_inputs(sc, e && e->kind == Node::Kind::map ? e->find("machine_file") : nullptr));
   }
   r["repeats"] = sc.repeats;
   r["seed"] = sc.seed;

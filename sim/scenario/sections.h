@@ -49,6 +49,12 @@ struct WorkloadSection {
 };
 WorkloadSection read_workload(const Node& n, const std::vector<workload::WorkloadInfo>& workloads);
 
+// The virtual engine's inputs for the resolved scenario: machine_file_used (the file found, the
+// shipped default without engine.machine_file), machine_file_sha1 (its content) and topology
+// (engine::virtual_topology's statement). A machine file that is nowhere fails at
+// `machine_file`'s position, listing the places looked.
+nlohmann::ordered_json virtual_inputs(const Scenario& sc, const Node* machine_file);
+
 // `reference:`: published figures beside the model's, keyed by the scenario's variants; rows'
 // `at` and `relative_to` name paths of `scenario`, the point's resolved form.
 Reference read_reference(const Node& n, const std::vector<Variant>& variants, const nlohmann::ordered_json& scenario,

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "pagesim/error.h"
 #include "pagesim/report/report.h"
 #include "report_test_util.h"
 
@@ -36,7 +37,130 @@ std::vector<run::RunResult> robot_runs() {
   return runs;
 }
 
-TEST(CompareTableTest, Golden) { expect_golden("compare_table", report::compare_table(robot_runs())); }
+// robot_runs with the rows the ordering rules sort: an unchanged count (+0.5%, under the 1%
+// floor), an unchanged setting, a change inside the noise, the model's bookkeeping, and the
+// allocation checks' struct-page reads counted under two function names.
+std::vector<run::RunResult> ordered_runs() {
+  std::vector<run::RunResult> runs = robot_runs();
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const bool base = i % 2 == 0;
+    const unsigned rep = runs[i].repeat;
+    runs[i].metrics["allocs"] = base ? 2000 : 2010;
+    runs[i].metrics["vcpus"] = 128;
+    runs[i].metrics["pcp_refills"] = (base ? 1000 : 1050) * (rep == 1 ? 1.0 : rep == 0 ? 0.9 : 1.1);  // +5% in ±8%
+    runs[i].metrics["causality_yields"] = base ? 5000 : 9000;
+    runs[i].metrics["model_accesses"] = 1e6;
+    runs[i].cache.counters[base ? "struct_page_at_check_pcp_refill" : "struct_page_at_check_new_pages"] = base ? 4000 : 2048000;
+    runs[i].cache.counters["struct_page_at_rmqueue_bulk"] = 100;
+  }
+  return runs;
+}
+
+report::CompareOptions all_rows() {
+  report::CompareOptions o;
+  o.all = true;
+  return o;
+}
+
+report::CompareOptions headline(const std::string& metric) {
+  report::CompareOptions o;
+  o.headline = metric;
+  return o;
+}
+
+TEST(CompareTableTest, Golden) { expect_golden("compare_table", report::compare_table(robot_runs(), all_rows())); }
+
+// The default view: the headline first, then the rows that changed beyond the noise, a line
+// counting the rest; --all: the rest after them, then the model's bookkeeping apart.
+TEST(CompareTableTest, GoldenOrdered) {
+  expect_golden("compare_table_changed", report::compare_table(ordered_runs(), headline("throughput_kib_s")));
+  report::CompareOptions o = headline("throughput_kib_s");
+  o.all = true;
+  expect_golden("compare_table_all", report::compare_table(ordered_runs(), o));
+}
+
+size_t row_at(const std::string& t, const std::string& stat) {
+  const size_t at = t.find("  " + stat);
+  return at == std::string::npos ? at : t.rfind('\n', at);
+}
+
+TEST(CompareTableTest, HeadlineFirstWhereverItSortsAndWhetherItChangedOrNot) {
+  const std::string t = report::compare_table(ordered_runs(), headline("allocs"));  // +0.5%: unchanged
+  const size_t first = t.find("\\  \n") + 4;
+  EXPECT_EQ(t.find("      2000            +0.5%       2010        pagesim.allocs\n"), first) << t;
+  const std::string tput = report::compare_table(ordered_runs(), headline("throughput_kib_s"));
+  EXPECT_LT(row_at(tput, "vm-scalability.throughput"), row_at(tput, "vm-scalability.free_time")) << tput;
+}
+
+TEST(CompareTableTest, OnlyChangesBeyondTheNoiseUnlessAll) {
+  const std::string t = report::compare_table(ordered_runs());
+  EXPECT_NE(row_at(t, "pagesim.elapsed_s"), std::string::npos) << t;           // -18.7%
+  EXPECT_NE(row_at(t, "pagesim.idle%"), std::string::npos) << t;               // +4.5 points
+  EXPECT_NE(row_at(t, "pagesim.slowpath_entries"), std::string::npos) << t;    // from 0
+  EXPECT_EQ(row_at(t, "pagesim.allocs"), std::string::npos) << t;              // +0.5%: under 1%
+  EXPECT_EQ(row_at(t, "pagesim.vcpus"), std::string::npos) << t;               // equal
+  EXPECT_EQ(row_at(t, "pagesim.pcp_refills"), std::string::npos) << t;         // +5% inside ±8% + ±8%
+  EXPECT_EQ(row_at(t, "cache.struct_page_at_rmqueue_bulk"), std::string::npos) << t;
+  EXPECT_NE(t.find("  (4 rows unchanged within the noise, 2 of the model's bookkeeping: --all; --rows REGEX selects rows)\n"),
+            std::string::npos)
+      << t;
+  const std::string all = report::compare_table(ordered_runs(), all_rows());
+  for (const char* stat : {"pagesim.allocs", "pagesim.vcpus", "pagesim.pcp_refills", "cache.struct_page_at_rmqueue_bulk"})
+    EXPECT_NE(row_at(all, stat), std::string::npos) << stat << "\n" << all;
+  EXPECT_EQ(all.find("rows unchanged"), std::string::npos) << all;
+}
+
+TEST(CompareTableTest, BookkeepingInASectionOfItsOwn) {
+  const std::string t = report::compare_table(ordered_runs(), all_rows());
+  const size_t section = t.find("\n  the model's own bookkeeping (not a kernel quantity):\n");
+  ASSERT_NE(section, std::string::npos) << t;
+  EXPECT_GT(row_at(t, "pagesim.causality_yields"), section) << t;
+  EXPECT_GT(row_at(t, "pagesim.model_accesses"), section) << t;
+  EXPECT_LT(row_at(t, "proc-vmstat.pgalloc_normal"), section) << t;
+  EXPECT_EQ(report::compare_table(ordered_runs()).find("causality_yields"), std::string::npos);
+}
+
+TEST(CompareTableTest, RowsRegexSelectsChangedOrNot) {
+  report::CompareOptions o;
+  o.rows = "allocs$|yields";
+  const std::string t = report::compare_table(ordered_runs(), o);
+  EXPECT_NE(row_at(t, "pagesim.allocs"), std::string::npos) << t;
+  EXPECT_NE(row_at(t, "pagesim.causality_yields"), std::string::npos) << t;
+  EXPECT_EQ(row_at(t, "vm-scalability.throughput"), std::string::npos) << t;
+  EXPECT_EQ(row_at(t, "pagesim.elapsed_s"), std::string::npos) << t;
+  EXPECT_EQ(t.find("rows unchanged"), std::string::npos) << t;
+  // A label matches too: the functions of a quantity's row.
+  o.rows = "check_pcp_refill";
+  EXPECT_NE(row_at(report::compare_table(ordered_runs(), o), "cache.struct_page_at_alloc_checks"), std::string::npos);
+  o.rows = "allocs(";
+  try {
+    report::compare_table(ordered_runs(), o);
+    ADD_FAILURE() << "a bad --rows was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--rows allocs(:"), std::string::npos) << e.what();
+  }
+}
+
+// 5.17's head-only refill check reads struct pages at check_pcp_refill, Mel's every-subpage walk
+// at check_new_pages: one quantity, one row, keyed by what it counts, the functions beside it.
+TEST(CompareTableTest, OneQuantityOneRowUnderEitherFunctionName) {
+  const std::string t = report::compare_table(ordered_runs());
+  EXPECT_NE(t.find("      4000        +51100.0%    2048000        cache.struct_page_at_alloc_checks (check_new_pages, check_pcp_refill)\n"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("cache.struct_page_at_check_"), std::string::npos) << t;
+  const nlohmann::ordered_json j = report::compare_json(ordered_runs());
+  bool seen = false;
+  for (const auto& row : j)
+    if (row["metric"] == "cache.struct_page_at_alloc_checks") {
+      seen = true;
+      EXPECT_EQ(row["label"], "check_new_pages, check_pcp_refill");
+    } else {
+      EXPECT_EQ(row["bookkeeping"], row["metric"] == "pagesim.causality_yields" || row["metric"] == "pagesim.model_accesses")
+          << row["metric"];
+    }
+  EXPECT_TRUE(seen);
+}
 
 // The headline row in exactly the robot's layout, built from lib/compare.rb's printf formats:
 // "%10d" avg, " ±%3d%%" stddev, "%+10.1f%% " change.
@@ -44,12 +168,12 @@ TEST(CompareTableTest, ThroughputRowMatchesTheRobot) {
   char line[256];
   std::snprintf(line, sizeof line, "%10d \u00b1%3d%%%+10.1f%% %10d \u00b1%3d%%  %s\n", 6352467, 2, 30.5, 8293110, 2,
                 "vm-scalability.throughput");
-  EXPECT_NE(report::compare_table(robot_runs()).find(line), std::string::npos) << report::compare_table(robot_runs());
+  EXPECT_NE(report::compare_table(robot_runs(), all_rows()).find(line), std::string::npos) << report::compare_table(robot_runs(), all_rows());
   EXPECT_EQ(std::string(line), "   6352467 \u00b1  2%     +30.5%    8293110 \u00b1  2%  vm-scalability.throughput\n");
 }
 
 TEST(CompareTableTest, LkpFormattingRules) {
-  const std::string t = report::compare_table(robot_runs());
+  const std::string t = report::compare_table(robot_runs(), all_rows());
   // Under 1: three significant digits, never 0.00 for a non-zero value; stddev above 2%
   // shown even for a tiny average.
   EXPECT_NE(t.find("     0.001 \u00b1  4%      -7.4%   0.000926 \u00b1  3%  vm-scalability.free_time\n"), std::string::npos) << t;
@@ -81,7 +205,7 @@ TEST(CompareTableTest, OneBlockPerSweepPointAndBaseFirst) {
       for (const char* v : {"v5.17", "v5.17+mel"})
         runs.push_back(make_run(v, rep, {{"ops_per_s", std::string(v) == "v5.17" ? 100.0 : 150.0}}, "machine.cpus", cpus));
   for (run::RunResult& r : runs) r.engine = "virtual";
-  const std::string t = report::compare_table(runs);
+  const std::string t = report::compare_table(runs, all_rows());
   EXPECT_NE(t.find("engine/repeats/machine.cpus:\n  virtual/2/1\n"), std::string::npos) << t;
   EXPECT_NE(t.find("engine/repeats/machine.cpus:\n  virtual/2/2\n"), std::string::npos) << t;
   EXPECT_LT(t.find("virtual/2/1"), t.find("virtual/2/2"));
@@ -109,10 +233,23 @@ TEST(CompareTableTest, MidRangeAveragesTruncateAndZeroStatsGo) {
     r.engine = "virtual";
     r.vmstat["pcp_drain"] = 0;
   }
-  const std::string t = report::compare_table(runs);
+  const std::string t = report::compare_table(runs, all_rows());
   EXPECT_NE(t.find("\n      1234          +100.0%       2469        pagesim.ops_per_s\n"), std::string::npos) << t;
   EXPECT_EQ(t.find("pagesim.slowpath_entries"), std::string::npos) << t;
-  EXPECT_EQ(t.find("proc-vmstat.pcp_drain"), std::string::npos) << t;
+  EXPECT_EQ(t.find("vmstat.pcp_drain"), std::string::npos) << t;
+}
+
+// A vmstat event that no kernel counts keeps the pagesim. prefix; the kernel's are proc-vmstat.
+TEST(CompareTableTest, SimulatorOnlyVmstatRowsAreMarked) {
+  std::vector<run::RunResult> runs = {make_run("v5.17", 0, {}), make_run("v5.18", 0, {})};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].vmstat["pcp_refill"] = 10 + i;
+    runs[i].vmstat["pgalloc"] = 100 + i;
+  }
+  const std::string t = report::compare_table(runs, all_rows());
+  EXPECT_NE(t.find("  pagesim.vmstat.pcp_refill\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("  proc-vmstat.pgalloc\n"), std::string::npos) << t;
+  EXPECT_EQ(t.find("proc-vmstat.pcp_refill"), std::string::npos) << t;
 }
 
 TEST(CompareJsonTest, ZeroBaseHasNoFiniteChange) {
@@ -137,7 +274,7 @@ TEST(CompareTableTest, HostTimedChangesNeedRepeatsAndToStandClearOfTheNoise) {
       runs.push_back(make_run("v5.17", rep, {{"ops_per_s", 1000 * wobble}, {"allocs", 1000}}));
       runs.push_back(make_run("v5.18", rep, {{"ops_per_s", 1000 * gain * wobble}, {"allocs", 1100}}));
     }
-    return report::compare_table(runs);
+    return report::compare_table(runs, all_rows());
   };
   const std::string two = table(2, 0.01, 1.5);
   EXPECT_NE(two.find("                   1500        pagesim.ops_per_s  (host clock)\n"), std::string::npos) << two;

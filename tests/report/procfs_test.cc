@@ -2,6 +2,7 @@
 // cross-file consistency a parser relies on.
 #include "pagesim/report/procfs.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -54,6 +55,23 @@ class ProcfsTest : public ::testing::Test {
 
 TEST_F(ProcfsTest, BuddyinfoGolden) { expect_golden("buddyinfo", report::buddyinfo(*m_)); }
 TEST_F(ProcfsTest, ZoneinfoGolden) { expect_golden("zoneinfo", report::zoneinfo(*m_)); }
+
+// 6.7 and later print each pageset's high_min and high_max, the labels padded to them, as
+// zoneinfo_show_print does; 5.17's pagesets have count, high and batch only.
+TEST(Procfs, V618ZoneinfoPrintsHighMinAndHighMax) {
+  const mm::Machine m(mm::MachineSpec::uniform(1, 2, 64ull << 20), *mm::preset_config("v6.18"), mm::HostMemory{});
+  const mm::PerCpuPages& pcp = m.populated_zones().back()->pcp(1);
+  const std::string z = report::zoneinfo(m);
+  const std::string cpu1 = fmt::format(
+      "\n    cpu: 1\n              count:    {}\n              high:     {}\n              batch:    {}"
+      "\n              high_min: {}\n              high_max: {}\n  vm stats threshold: ",
+      pcp.count, pcp.high, pcp.batch, pcp.high_min, pcp.high_max);
+  EXPECT_NE(z.find(cpu1), std::string::npos) << z;
+  EXPECT_GT(pcp.high_max, pcp.high_min);
+  EXPECT_EQ(report::zoneinfo(*std::make_unique<mm::Machine>(mm::MachineSpec::uniform(1, 2, 64ull << 20), *mm::preset_config("v5.17"),
+                                                            mm::HostMemory{})).find("high_min"),
+            std::string::npos);
+}
 TEST_F(ProcfsTest, VmstatGolden) { expect_golden("vmstat", report::vmstat(*m_)); }
 TEST_F(ProcfsTest, PagetypeinfoGolden) { expect_golden("pagetypeinfo", report::pagetypeinfo(*m_)); }
 TEST_F(ProcfsTest, LockStatGolden) { expect_golden("lock_stat", report::lock_stat(locks_)); }
@@ -108,6 +126,15 @@ TEST_F(ProcfsTest, FilesAgreeWithEachOther) {
   ASSERT_EQ(items.front().first, "nr_free_pages");
   EXPECT_EQ(items.front().second, total);
   EXPECT_GT(total, 0u);
+}
+
+// The simulator's own events are marked as such: pagesim_ before the name, after every kernel item.
+TEST_F(ProcfsTest, VmstatMarksTheSimulatorsOwnCounters) {
+  const std::string v = report::vmstat(*m_);
+  EXPECT_NE(v.find("\npagesim_pcp_refill "), std::string::npos) << v;
+  EXPECT_EQ(v.find("\npcp_refill "), std::string::npos) << v;
+  EXPECT_LT(v.find("\npgfree "), v.find("\npagesim_")) << v;
+  EXPECT_NE(v.find("\nhtlb_buddy_alloc_success "), std::string::npos) << v;
 }
 
 TEST_F(ProcfsTest, VmstatCountsAllocationsPerZone) {

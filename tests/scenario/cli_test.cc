@@ -43,6 +43,17 @@ std::string fmt_cmd(const std::string& args, const fs::path& out, const fs::path
   return quote(PAGESIM_BIN) + " " + args + " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
 }
 
+// The standard output of a shell command.
+std::string slurp_command(const std::string& cmd) {
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[256];
+    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    pclose(p);
+  }
+  return out;
+}
+
 struct Result {
   int code = -1;
   std::string out, err;
@@ -166,7 +177,7 @@ TEST(Cli, CompletesCommandsOptionsScenariosPresetsAndKnobs) {
   const fs::path dir = fresh_dir();
   const std::pair<std::string, std::string> cases[] = {
       {"r", "replay\nrun\n"},
-      {"''", "calibrate\ndemo\nlist\nmerge\nplot\nreplay\nrun\nslurm\nvalidate\n"},  // not the hidden ones
+      {"''", "calibrate\ncompare\ndemo\nlist\nmerge\nplot\nreplay\nrun\nslurm\nvalidate\n"},  // not the hidden ones
       {"run --qu", "--quiet\n"},
       {"run anon-w-rand-hugetlb-v", "@files\nanon-w-rand-hugetlb-vcpus\n"},
       {"run x --set kernel.pres", "kernel.preset=\nkernel.presets=\n"},
@@ -216,7 +227,9 @@ TEST(Cli, ShippedScenariosAndMachinesByName) {
   EXPECT_EQ(pagesim("validate virtual-thp-128 --set engine.machine_file=icx-8358-2s", dir, true).code, 0);
   const Result machine = pagesim("validate virtual-thp-128 --set engine.machine_file=no-such-box", dir, true);
   EXPECT_EQ(machine.code, 2);
-  EXPECT_NE(machine.err.find("engine.machine_file 'no-such-box' not found; looked for: "), std::string::npos) << machine.err;
+  EXPECT_NE(machine.err.find("<--set>:1:21: engine.machine_file: 'no-such-box' not found; looked for: no-such-box, "),
+            std::string::npos)
+      << machine.err;
   EXPECT_NE(machine.err.find("machines/no-such-box.yaml"), std::string::npos) << machine.err;
 }
 
@@ -286,7 +299,9 @@ TEST(Cli, DefaultScenarioHeadlineFitsOneScreen) {
                            dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_LE(std::count(r.out.begin(), r.out.end(), '\n'), 50) << r.out;
-  EXPECT_NE(r.out.find("pagesim.allocs"), std::string::npos) << r.out;
+  // random_mixed's headline, ops_per_s, leads the table.
+  EXPECT_NE(r.out.find("\\  \n    "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("  pagesim.ops_per_s  (host clock)\n"), r.out.find("  pagesim.") ) << r.out;
   EXPECT_NE(slurp(dir / "proc/v5.17/0/dmesg").find("BUG: Bad page state"), std::string::npos);
 }
 
@@ -397,6 +412,133 @@ TEST(Cli, ShardsMergeIntoTheSerialRun) {
   for (const char* f : {"v5.17/1/zoneinfo", "v5.17+mel_mel_walk=outside_lock/0/buddyinfo"})
     for (const char* point : {"machine.nodes_0_.cpus=1/", "machine.nodes_0_.cpus=3/"})
       EXPECT_EQ(slurp(dir / "merged/proc" / (std::string(point) + f)), slurp(dir / "serial/proc" / (std::string(point) + f))) << point << f;
+}
+
+// `pagesim compare` on the saved result redraws the table `pagesim run` printed (its report
+// ends with it), with the same options; a second file's variants of the same names get its name.
+TEST(Cli, CompareRedrawsTheTableRunPrinted) {
+  const fs::path dir = fresh_dir();
+  const std::string args = sweep_args().substr(0, sweep_args().size() - 3);  // without -q
+  const std::string json = quote((dir / "r.json").string());
+  for (const std::string opts : {"", " --all", " --rows 'pcp|lock'"}) {
+    const Result run = pagesim("run " + args + opts + " --json " + json, dir);
+    ASSERT_EQ(run.code, 0) << run.err;
+    const Result cmp = pagesim("compare " + json + opts, dir);
+    ASSERT_EQ(cmp.code, 0) << cmp.err;
+    ASSERT_EQ(cmp.out.rfind("=====", 0), 0u) << cmp.out;
+    EXPECT_TRUE(run.out.ends_with(cmp.out)) << opts << "\nrun:\n" << run.out << "\ncompare:\n" << cmp.out;
+  }
+  ASSERT_EQ(pagesim("run " + args + " -q --set kernel.knobs.debug_vm=false --out " + quote((dir / "b").string()), dir).code, 0);
+  const Result two = pagesim("compare " + json + " " + quote((dir / "b").string()) + " --all", dir);
+  ASSERT_EQ(two.code, 0) << two.err;
+  EXPECT_NE(two.out.find("kernel: \n  v5.17\n  v5.17+mel mel_walk=outside_lock\n  " + (dir / "b").string() + ":v5.17\n"),
+            std::string::npos)
+      << two.out;
+  const Result bad = pagesim("compare " + json + " " + quote((dir / "none.json").string()), dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("none.json"), std::string::npos) << bad.err;
+}
+
+// --json -: standard output is the JSON document alone, the report on standard error.
+TEST(Cli, JsonDashLeavesStandardOutputToTheJson) {
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const Result r = pagesim("run " + quote(golden.string()) + " --set repeats=1 --json -", fresh_dir());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["schema"], "pagesim/1");
+  EXPECT_NE(r.err.find("engine/repeats:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("scenario: "), std::string::npos) << r.err;
+}
+
+// A bad --rows stops before any run: exit 2, the option named, nothing written.
+TEST(Cli, BadRowsRegexExitsTwoBeforeRunning) {
+  const fs::path dir = fresh_dir();
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const Result r = pagesim("run " + quote(golden.string()) + " --rows 'pcp(' --json " + quote((dir / "r.json").string()), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--rows pcp(: not a regular expression"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+}
+
+// A virtual scenario on a machine file of its own, beside it: the resolved scenario names the
+// file found, its SHA-1 (as sha1sum prints it) and the topology; the report says the same.
+TEST(Cli, MachineFileBesideTheScenarioIsRecordedWithItsHash) {
+  const fs::path dir = fresh_dir();
+  fs::copy_file(fs::path(PAGESIM_SOURCE_DIR) / "machines/icx-8358-2s.yaml", dir / "box.yaml");
+  const std::string file = write_file(dir / "s.yaml",
+                                      "machine: {nodes: 2, cpus_per_node: 16, memory_per_node: 256M}\n"
+                                      "workload: {name: thp_alloc, params: {iterations: 2}}\n"
+                                      "engine: {name: virtual, machine_file: box.yaml}\nrepeats: 1\n");
+  const Result r = pagesim("validate --resolved " + quote(file), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json e = nlohmann::json::parse(r.out)["engine"];
+  EXPECT_EQ(e["machine_file_used"], (dir / "box.yaml").string());
+  const std::string sha = slurp_command("sha1sum " + quote((dir / "box.yaml").string())).substr(0, 40);
+  EXPECT_EQ(e["machine_file_sha1"], sha);
+  EXPECT_EQ(e["topology"], "2 nodes of up to 16 CPUs on icx-8358-2s (2 sockets x 32 cores x 2 threads): node n is socket n, "
+                           "its CPUs on cores 0-7, 2 SMT threads per core (a node's CPUs 2k to 2k+1 share core k)");
+  const Result run = pagesim("run " + quote(file) + " --json " + quote((dir / "r.json").string()), dir);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("machine file: " + (dir / "box.yaml").string() + " (sha1 " + sha + ")\ntopology: 2 nodes of up to 16"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "r.json"))["scenario"]["engine"]["machine_file_sha1"], sha);
+
+  // Nowhere: the key's line and column, and every place looked.
+  const std::string missing = write_file(dir / "m.yaml",
+                                         "machine: {nodes: 1, cpus_per_node: 2, memory_per_node: 256M}\n"
+                                         "workload: {name: thp_alloc}\n"
+                                         "engine:\n  name: virtual\n  machine_file: nobox.yaml\n");
+  const Result bad = pagesim("validate " + quote(missing), dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find(missing + ":5:17: engine.machine_file: 'nobox.yaml' not found; looked for: nobox.yaml, " +
+                         (dir / "nobox.yaml").string() + ", "),
+            std::string::npos)
+      << bad.err;
+  EXPECT_NE(bad.err.find("machines/nobox.yaml"), std::string::npos) << bad.err;
+}
+
+// More CPUs per node than a socket of the machine file has threads: a named warning, an error
+// under --strict (exit 2, nothing run).
+TEST(Cli, TopologyBeyondTheMachineFileWarnsAndStrictRefuses) {
+  const fs::path dir = fresh_dir();
+  const std::string file = write_file(dir / "big.yaml",
+                                      "machine: {nodes: 2, cpus_per_node: 80, memory_per_node: 256M}\n"
+                                      "workload: {name: thp_alloc, params: {iterations: 1}}\nengine: virtual\n");
+  const Result w = pagesim("validate " + quote(file), dir);
+  EXPECT_EQ(w.code, 0) << w.err;
+  EXPECT_NE(w.err.find("pagesim: warning [topology-oversubscribed]: " + file +
+                       ": nodes 0, 1 have more CPUs (80) than a socket of icx-8358-2s has threads (32 cores x 2): the model "
+                       "adds cores 32-39 that the machine does not have"),
+            std::string::npos)
+      << w.err;
+  const Result strict = pagesim("run " + quote(file) + " --strict --json " + quote((dir / "r.json").string()), dir);
+  EXPECT_EQ(strict.code, 2);
+  EXPECT_NE(strict.err.find("pagesim: error [topology-oversubscribed]"), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find("--strict: 1 warning above"), std::string::npos) << strict.err;
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+  EXPECT_EQ(pagesim("validate --strict " + quote(file) + " --set machine.cpus_per_node=64", dir).code, 0);
+}
+
+// A knob that the variant's kernel profile never reads: a named warning; none where it is read.
+TEST(Cli, KnobTheProfileIgnoresWarns) {
+  const fs::path dir = fresh_dir();
+  const std::string file = write_file(dir / "k.yaml",
+                                      "machine: {nodes: 1, cpus_per_node: 2, memory_per_node: 256M}\n"
+                                      "kernel:\n  presets: [v5.17, v6.18]\n  knobs: {pcp_batch_scale_max: 3}\n"
+                                      "workload: {name: random_mixed, params: {ops: 100}}\n");
+  const Result r = pagesim("validate " + quote(file), dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("pagesim: warning [ignored-knob]: " + file +
+                       ": variant 'v5.17' sets pcp_batch_scale_max=3, but its kernel profile v5.17 never reads it\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("variant 'v6.18'"), std::string::npos) << r.err;
+  EXPECT_EQ(pagesim("validate --strict " + quote(file), dir).code, 2);
+  const Result v6 = pagesim("validate " + quote(file) + " --set 'kernel.knobs={free_pcppages_bulk: v5.17}'", dir);
+  EXPECT_EQ(v6.err.find("variant 'v5.17'"), std::string::npos) << v6.err;
+  EXPECT_NE(v6.err.find("variant 'v6.18' sets free_pcppages_bulk=v5.17, but its kernel profile v6.18 never reads it"),
+            std::string::npos)
+      << v6.err;
 }
 
 TEST(Cli, MergeRefusesShardsOfDifferentRuns) {

@@ -36,6 +36,12 @@ TEST(WorkloadRegistry, DeclarationsAreComplete) {
     }
     EXPECT_FALSE(w.metrics.empty()) << w.name;
     for (const run::MetricInfo& m : w.metrics) EXPECT_EQ(m.owner, w.name) << m.name;
+    // The headline, the comparison table's first row, is one of its own metrics.
+    if (!w.headline.empty()) {
+      bool declared = false;
+      for (const run::MetricInfo& m : w.metrics) declared |= m.name == w.headline;
+      EXPECT_TRUE(declared) << w.name << ": headline " << w.headline << " is not among its metrics";
+    }
     ASSERT_TRUE(w.make) << w.name;
     const config::Params none;
     EXPECT_NE(w.make(Args{none, 0}), nullptr) << w.name;

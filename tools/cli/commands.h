@@ -2,6 +2,8 @@
 // 128 + signal when interrupted) or throws InputError / ModelError, which main maps to 2 / 1.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,6 +16,9 @@ struct RunArgs {
   std::string json, csv, out_dir, proc_dir;
   bool quiet = false;
   bool verbose = false;  // per-variant detail and the whole comparison table
+  bool all = false;      // --all: every comparison row
+  std::string rows;      // --rows REGEX: the comparison rows it matches
+  bool strict = false;   // --strict: a warning is an error (exit 2, nothing runs)
   unsigned jobs = 0;  // runs at once (not the native engine's); 0: as many as the host fits
   std::string shard;  // --shard K/N: the K-th of N disjoint slices of the runs ("": all)
 };
@@ -24,8 +29,22 @@ struct MergeArgs {
   std::vector<std::string> shards;
   std::string out_dir;
   bool quiet = false;
+  bool all = false;  // --all and --rows, as for run
+  std::string rows;
 };
 int merge(const MergeArgs& a);
+
+// The comparison table of saved results (their files, or --out directories), as `run` prints it.
+struct CompareArgs {
+  std::vector<std::string> results;
+  bool all = false;
+  std::string rows;
+};
+int compare(const CompareArgs& a);
+// A result argument: a --out directory (its result.json) or the JSON file itself.
+std::string result_json(const std::string& arg);
+// The workload of a result document's "scenario" (the first sweep point's for a sweep).
+std::string result_workload(const nlohmann::json& scenario);
 
 // An sbatch script that runs a scenario's shards as a Slurm job array and merges them.
 struct SlurmArgs {
@@ -43,6 +62,7 @@ struct ValidateArgs {
   std::string scenario;
   std::vector<std::string> sets;
   bool resolved = false;
+  bool strict = false;
 };
 int validate(const ValidateArgs& a);
 

@@ -15,11 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A shard is its --out directory (result.json inside) or the JSON file itself.
-std::string shard_json(const std::string& arg) {
-  return fs::is_directory(arg) ? (fs::path(arg) / "result.json").string() : arg;
-}
-
 // Each shard's proc/ tree holds its own runs' folders: together they are the set's tree.
 void merge_proc_trees(const std::vector<std::string>& shards, const fs::path& out) {
   for (const std::string& s : shards) {
@@ -40,8 +35,9 @@ std::string quote(const std::string& s) {
 }  // namespace
 
 int merge(const MergeArgs& a) {
+  report::check_compare_options({"", a.all, a.rows});
   std::vector<std::string> files;
-  for (const std::string& s : a.shards) files.push_back(shard_json(s));
+  for (const std::string& s : a.shards) files.push_back(result_json(s));
   const report::Merged m = report::merge_shards(files);
   std::error_code ec;
   fs::create_directories(a.out_dir, ec);
@@ -50,7 +46,10 @@ int merge(const MergeArgs& a) {
   report::write_file_atomic((out / "result.json").string(), m.doc.dump(2) + "\n");
   report::write_file_atomic((out / "result.csv").string(), report::to_csv(m.runs));
   merge_proc_trees(a.shards, out / "proc");
-  if (!a.quiet) fmt::print("{}", report::compare_table(m.runs, report::CompareRows::headline));
+  if (!a.quiet) {
+    const std::string workload = result_workload(nlohmann::json(m.doc["scenario"]));
+    fmt::print("{}", report::compare_table(m.runs, report::compare_options(workload, a.all, a.rows)));
+  }
   fmt::print(stderr, "pagesim: merged {} shards ({} runs) into {}\n", files.size(), m.runs.size(), a.out_dir);
   if (m.doc.value("interrupted", false)) fmt::print(stderr, "pagesim: warning: a shard was interrupted; the merged set is not whole\n");
   return 0;

@@ -112,8 +112,12 @@ size_t shard_runs(const scenario::ScenarioSet& set, const run::Shard& shard) {
   return total / shard.count + (shard.index < total % shard.count ? 1 : 0);
 }
 
-void print_warnings(const scenario::ScenarioSet& set) {
-  for (const std::string& w : run::preflight(set)) fmt::print(stderr, "pagesim: warning: {}\n", w);
+// Each warning with its name; under --strict they are errors, and nothing runs.
+void print_warnings(const scenario::ScenarioSet& set, bool strict) {
+  const std::vector<run::Warning> warnings = run::preflight(set);
+  for (const run::Warning& w : warnings) fmt::print(stderr, "pagesim: {} [{}]: {}\n", strict ? "error" : "warning", w.name, w.text);
+  if (strict && !warnings.empty())
+    throw InputError(fmt::format("--strict: {} warning{} above", warnings.size(), warnings.size() == 1 ? "" : "s"));
 }
 
 }  // namespace
@@ -132,7 +136,11 @@ int run(const RunArgs& a) {
   scenario::override_outputs(set, o);
   const scenario::Outputs& out = set.front().outputs;
   check_outputs(set, out, a.out_dir);
-  print_warnings(set);
+  const report::CompareOptions compare = report::compare_options(set.front().workload, a.all, a.rows);
+  // `--json -`: standard output is the JSON's alone; the report goes to standard error.
+  if (out.json == "-" && out.csv == "-") throw InputError("--json - and --csv -: only one of them can have standard output");
+  FILE* report_to = out.json == "-" || out.csv == "-" ? stderr : stdout;
+  print_warnings(set, a.strict);
 
   std::vector<run::RunResult> runs;
   {
@@ -154,7 +162,7 @@ int run(const RunArgs& a) {
   // Runs stopped part-way are kept, marked interrupted; the document says the set is not whole.
   const bool interrupted = g_interrupted.load();
 
-  if (!a.quiet) fmt::print("{}", report::human(set, runs, a.verbose));
+  if (!a.quiet) fmt::print(report_to, "{}", report::human(set, runs, a.verbose, compare));
   // Files only now that the runs are over; each is written atomically.
   if (!a.out_dir.empty()) {
     std::error_code ec;
@@ -187,7 +195,7 @@ int validate(const ValidateArgs& a) {
     fmt::print("{}\n", scenario::resolved_json(set).dump(2));
     return 0;
   }
-  print_warnings(set);
+  print_warnings(set, a.strict);
   const scenario::Scenario& sc = set.front();
   fmt::print("{}: ok: {} variant(s) x {} repeat(s)", sc.file, sc.variants.size(), sc.repeats);
   if (set.size() > 1) fmt::print(" x {} sweep points of {}", set.size(), sc.sweep.key);

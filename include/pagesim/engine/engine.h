@@ -88,6 +88,17 @@ void check_virtual(const mm::MachineSpec& spec, const EngineOptions& o, const st
 // The virtual engine's machine model for `o`: its machine file (input_path) or the default one.
 vt::MachineModel virtual_machine_model(const EngineOptions& o, const std::string& source);
 
+// How the virtual engine places the scenario's CPUs on the machine file's sockets, cores and SMT
+// threads: one line for the report and the JSON, and the nodes with more CPUs than a socket of
+// the file has threads (then `warning` says so; the model adds the cores it lacks).
+struct VirtualTopology {
+  std::string statement;
+  unsigned cores_per_socket = 0;  // the cores the model gives each socket
+  std::vector<unsigned> oversubscribed_nodes;
+  std::string warning;
+};
+VirtualTopology virtual_topology(const mm::MachineSpec& spec, const vt::MachineModel& model);
+
 // An input file an engine option names (machine file, placement trace): as given when absolute
 // or found from the working directory, else next to the scenario file `source`; `file` as
 // given when neither exists.

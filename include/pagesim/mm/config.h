@@ -64,6 +64,9 @@ struct KnobInfo {
   std::string_view name;
   std::string_view values;       // accepted values, e.g. "under_lock|after_unlock"
   std::string_view description;
+  // The profile whose pcp code never reads the knob ("v5.17" or "v6.18"), "" when both read it:
+  // setting it there changes nothing, and `pagesim run` warns (ignored-knob).
+  std::string_view ignored_by = {};
 };
 const std::vector<KnobInfo>& knob_infos();
 // Sets one knob from text. Returns an error message, or empty on success.

@@ -31,11 +31,32 @@ struct Node {  // pglist_data
   std::vector<Zone*> zonelist;  // ZONELIST_FALLBACK: this node's zones high to low, then others
 };
 
-// One "Bad page state" report (bad_page()).
+class Machine;
+
+// One "Bad page state" report (bad_page()), with what dump_page() prints of the page and, for
+// a page of a compound block, of its head: the fields as they were when the check failed.
 struct BadPageReport {
-  pfn_t pfn;
+  struct Fields {
+    pfn_t pfn = 0;
+    uint64_t flags = 0;
+    int refcount = 0, mapcount = -1;  // _refcount, _mapcount (-1: unmapped)
+    uintptr_t mapping = 0;
+    uint64_t index = 0, memcg_data = 0;
+  };
+  pfn_t pfn = 0;
   std::string reason;
-  unsigned cpu;
+  unsigned cpu = 0;
+  Fields page, head;      // head == page unless the page is a tail
+  bool compound = false;  // PageHead or PageTail
+  unsigned order = 0;     // the compound order (compound only)
+  int compound_mapcount = -1, compound_pincount = 0;  // H+1, H+2 (compound only)
+
+  // The page as bad_page() finds it (`cpu` is the reporting CPU).
+  static BadPageReport of(const Machine& m, const Page* page, std::string reason, unsigned cpu);
+  // The kernel log lines of the report, as v5.17's bad_page() and dump_page() print them:
+  // "BUG: Bad page state in process pagesim  pfn:...", "page:... refcount:...", the head line
+  // of a compound page, "memcg:...", "flags: ...(...)", "page dumped because: REASON".
+  std::vector<std::string> kernel_log() const;
 };
 
 class Machine {
@@ -89,7 +110,7 @@ class Machine {
 
   // bad_page() bookkeeping: rate limited to cfg.bad_page_ratelimit_burst reports.
   // Returns true if this report is shown (not suppressed).
-  bool record_bad_page(pfn_t pfn, std::string reason, unsigned cpu);
+  bool record_bad_page(BadPageReport report);
   std::vector<BadPageReport> bad_page_reports() const;
   uint64_t bad_pages_suppressed() const { return bad_suppressed_.load(std::memory_order_relaxed); }
 

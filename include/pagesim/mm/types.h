@@ -103,5 +103,8 @@ enum vm_event_item : uint8_t {
 };
 std::string_view vm_event_name(unsigned item);
 std::string_view vm_event_description(unsigned item);
+// Whether the kernel's /proc/vmstat has the event (pgalloc, pgfree, numa_*, htlb_buddy_*); the
+// others are the simulator's own counts, which no kernel keeps.
+bool vm_event_in_kernel(unsigned item);
 
 }  // namespace pagesim::mm

@@ -25,8 +25,10 @@ std::string buddyinfo(const mm::Machine& m);
 std::string zoneinfo(const mm::Machine& m);
 
 // The /proc/vmstat items the model keeps, in the kernel's order (zone items, NUMA events,
-// vm events with pgalloc_<zone>), then the simulator's own events (pcp_refill, bad_page, ...)
-// under their mm::vm_event_name names, which no kernel uses.
+// vm events with pgalloc_<zone>), then the simulator's own events (mm::vm_event_in_kernel is
+// false: pcp_refill, bad_page, ...), marked as such by the kSimulatorOnly prefix on their
+// mm::vm_event_name: "pagesim_pcp_refill".
+inline constexpr const char* kSimulatorOnly = "pagesim_";
 std::vector<std::pair<std::string, uint64_t>> vmstat_items(const mm::Machine& m);
 // /proc/vmstat: vmstat_items as "name value" lines.
 std::string vmstat(const mm::Machine& m);

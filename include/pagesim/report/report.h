@@ -13,19 +13,36 @@
 
 namespace pagesim::report {
 
-// The headline (the default): the scenario, a line per variant with its invariant checks and
-// bad-page count, the runs' notes, then the comparison table's headline rows. Verbose: per
-// variant its metrics, zones, locks, placement, cache counters and every "Bad page state" line,
-// then the whole comparison table.
-std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs, bool verbose = false);
+// Which comparison rows (pagesim run, compare and merge: --all, --rows).
+struct CompareOptions {
+  // The workload's headline metric (workload::WorkloadInfo::headline, a runs[].metrics name),
+  // printed first whether it changed or not; "" for none.
+  std::string headline;
+  // Every row: also those that did not change beyond the noise, and the model's bookkeeping
+  // (run::MetricInfo::bookkeeping) in its section. Otherwise a closing line counts them.
+  bool all = false;
+  // A regular expression (ECMAScript, searched in the row's stat and label): only the rows it
+  // matches, changed or not, bookkeeping included. "" for no selection.
+  std::string rows;
+};
+// Throws InputError naming --rows when `opt.rows` is not a regular expression.
+void check_compare_options(const CompareOptions& opt);
+// The options for a workload by name: its declared headline, --all and --rows.
+CompareOptions compare_options(const std::string& workload, bool all, const std::string& rows);
 
-// Which comparison rows: all, or the headline (no cache.* and proc-vmstat.* rows, no settings
-// such as pagesim.threads; a closing line counts what was left out).
-enum class CompareRows { all, headline };
+// The headline (the default): the scenario, a line per variant with its invariant checks and
+// bad-page count, the runs' notes, then the comparison table (`opt`). Verbose: per variant its
+// metrics, zones, locks, placement, cache counters and every "Bad page state" line, then the
+// comparison table with every row.
+std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunResult>& runs, bool verbose = false,
+                  CompareOptions opt = {});
 
 // The kernel test robot's comparison: "base avg ±stddev%  %change  variant avg ±stddev%  metric",
-// averaged over repeats; stddev printed only above 2%, as LKP does. One block per sweep point.
-std::string compare_table(const std::vector<run::RunResult>& runs, CompareRows which = CompareRows::all);
+// averaged over repeats; stddev printed only above 2%, as LKP does. One block per sweep point;
+// in each, the headline, then the rows that changed beyond the noise, then (opt.all) the rest,
+// then (opt.all) the model's bookkeeping in a section of its own. Throws InputError for a bad
+// opt.rows.
+std::string compare_table(const std::vector<run::RunResult>& runs, const CompareOptions& opt = {});
 // The model beside the scenario's `reference:` figures (the robot's, a seed's): one row per
 // reference figure, each model cell calibrated, predicted, measured (host-timed on a host
 // engine) or "not run" (no run was taken where the figure was), then the reference's notes.

@@ -29,6 +29,9 @@ struct MetricInfo {
   std::string description;
   bool host_timed = false;  // measured with the host clock: differs run to run
   bool setting = false;     // an input or outcome flag echoed for the record (threads, model_valid): not plotted
+  // The model's own bookkeeping, no kernel quantity (causality_yields): the comparison table
+  // puts it in a section of its own.
+  bool bookkeeping = false;
   std::string owner = {};   // who reports it: "runner", an engine, or a workload's name
 };
 

@@ -66,6 +66,15 @@ struct TaskPlacement {
   std::vector<Iteration> iterations;
 };
 
+// One CPU's pageset of one zone at the end of a run, as zoneinfo prints it (--verbose). 5.17's
+// pagesets have no high_min and high_max (0).
+struct PcpSetting {
+  unsigned node = 0;
+  mm::zone_type zone = mm::ZONE_NORMAL;
+  unsigned cpu = 0;
+  int count = 0, high = 0, batch = 0, high_min = 0, high_max = 0;
+};
+
 struct RunResult {
   std::string variant;
   std::string engine;
@@ -75,6 +84,7 @@ struct RunResult {
   bool interrupted = false;
   std::map<std::string, double> metrics;  // names carry units: throughput_kib_s, elapsed_s, ...
   std::vector<mm::ZoneCensus> zones;
+  std::vector<PcpSetting> pcp;  // every populated zone's pagesets, CPU by CPU (not in the JSON)
   std::vector<LockStat> locks;
   CacheSummary cache;
   uint64_t invariant_checks = 0;

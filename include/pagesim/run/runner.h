@@ -52,11 +52,20 @@ struct RunOptions {
 // The seed of repeat r: distinct per repeat (or LKP's stddev would always read 0%).
 uint64_t repeat_seed(uint64_t seed, unsigned repeat);
 
+// A warning before any run, named so that it can be told apart (and made an error: --strict).
+//   ignored-engine-key       an `engine:` key set but ignored by the chosen engine
+//   ignored-knob             a knob a variant sets that its kernel profile never reads
+//                            (mm::KnobInfo::ignored_by)
+//   topology-oversubscribed  a node with more CPUs than a socket of the machine file has threads
+struct Warning {
+  std::string name, text;
+};
+
 // Checks, before any run, what a run would refuse at its start: a memmap larger than the host's
 // available memory, the native engine's CPUs against the host's cores, the virtual engine's
-// machine file and the machine's fit to it. Throws InputError; returns a warning per `engine:`
-// key that is set but ignored by the chosen engine. `pagesim run` and `pagesim validate` call it.
-std::vector<std::string> preflight(const scenario::ScenarioSet& set);
+// machine file and the machine's fit to it. Throws InputError; returns the warnings, each once.
+// `pagesim run` and `pagesim validate` call it.
+std::vector<Warning> preflight(const scenario::ScenarioSet& set);
 
 // Runs one variant/repeat of a scenario. Throws InputError for an unknown engine or workload.
 RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned repeat, const RunOptions& opt);

@@ -43,6 +43,8 @@ struct WorkloadInfo {
   // (run::preflight, so `pagesim validate` too) and as each run loads it; throws InputError
   // naming the machine file's key and the scenario `source`'s.
   std::function<void(const config::Params&, const vt::MachineModel&, const std::string& source)> check_model;
+  // The metric a reader looks at first (one of `metrics`): the comparison table's first row.
+  std::string headline = {};
 };
 
 // Every registered workload, sorted by name.

@@ -97,7 +97,7 @@ class Churn : public ProgramOf<Churn<Thp>> {
 WorkloadInfo churn_workload(std::string name, std::string description, int64_t loops, config::ParamSpec per_loop,
                             std::function<std::unique_ptr<engine::Program>(const Args&)> make) {
   using run::kAllEngines, run::kThreadedEngines;
-  return {
+  WorkloadInfo w{
       std::move(name),
       std::move(description),
       {{"iterations", config::ParamType::integer, loops, 1, 1e9, {}, "loops per CPU"},
@@ -112,6 +112,8 @@ WorkloadInfo churn_workload(std::string name, std::string description, int64_t l
       },
       std::move(make),
   };
+  w.headline = "allocs_per_s";
+  return w;
 }
 
 }  // namespace

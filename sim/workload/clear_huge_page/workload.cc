@@ -165,7 +165,7 @@ class ClearHugePage : public ProgramOf<ClearHugePage> {
 WorkloadInfo clear_huge_page_workload() {
   using config::ParamType;
   using run::kAllEngines, run::kNative, run::kUniprocessor;
-  return {
+  WorkloadInfo w{
       "clear_huge_page",
       "seeds 000 and 002: every CPU clears its share of a huge-page buffer (per subpage, multi-page, non-temporal or "
       "memset); real memory on the host engines, the memory model on the virtual engine",
@@ -201,6 +201,8 @@ WorkloadInfo clear_huge_page_workload() {
         vt::require_clear_rate(m, *vt::parse_clear_mode(p.string("mode")), source + ": workload.params.mode");
       },
   };
+  w.headline = "clear_gbs";
+  return w;
 }
 
 }  // namespace pagesim::workload

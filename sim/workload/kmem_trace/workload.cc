@@ -270,6 +270,7 @@ WorkloadInfo kmem_trace_workload() {
       make_program<KmemTrace>,
   };
   w.engines = kBoth;
+  w.headline = "requests_per_s";
   return w;
 }
 

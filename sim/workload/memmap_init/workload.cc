@@ -80,6 +80,7 @@ WorkloadInfo memmap_init_workload() {
       make_program<MemmapInit>,
   };
   w.engines = kUniprocessor | kNative;
+  w.headline = "s_per_tib";
   return w;
 }
 

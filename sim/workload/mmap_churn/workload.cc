@@ -93,6 +93,7 @@ WorkloadInfo mmap_churn_workload() {
       make_program<MmapChurn>,
   };
   w.engines = kUniprocessor | kNative;
+  w.headline = "loop_s";
   return w;
 }
 

@@ -104,7 +104,7 @@ class RandomMixed : public ProgramOf<RandomMixed> {
 
 WorkloadInfo random_mixed_workload() {
   using config::ParamType;
-  return {
+  WorkloadInfo w{
       "random_mixed",
       "mixed-order alloc/free on random CPUs with injected bad pages; invariants checked as it runs",
       {
@@ -128,6 +128,8 @@ WorkloadInfo random_mixed_workload() {
       },
       make_program<RandomMixed>,
   };
+  w.headline = "ops_per_s";
+  return w;
 }
 
 }  // namespace pagesim::workload
