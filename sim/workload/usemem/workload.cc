@@ -323,7 +323,7 @@ class Usemem : public ProgramOf<Usemem> {
 
 WorkloadInfo usemem_workload() {
   using config::ParamType;
-  return {
+  WorkloadInfo w{
       "usemem",
       "vm-scalability case-anon-w-rand-hugetlb: per task mmap MAP_HUGETLB (surplus reservation), fault every 2 MiB "
       "page, SIZE/8 random 8-byte stores, munmap; LKP's throughput, median and free_time",
@@ -349,6 +349,8 @@ WorkloadInfo usemem_workload() {
         vt::require_clear_rate(m, *vt::parse_clear_mode(p.string("clear_huge_page")), source + ": workload.params.clear_huge_page");
       },
   };
+  w.headline = "throughput_kib_s";  // vm-scalability.throughput
+  return w;
 }
 
 }  // namespace pagesim::workload
