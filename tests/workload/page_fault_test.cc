@@ -30,6 +30,16 @@ PageFaultCounts loop(OneCpu& c, PageFaultTask<Exec>& t) {
   return n;
 }
 
+// A 1024-page loop's allocations by kind and its frees, none failing.
+void expect_allocs(const PageFaultCounts& n, uint64_t cache, uint64_t data, uint64_t frees) {
+  EXPECT_EQ(n.faults, 1024u);
+  EXPECT_EQ(n.cache_allocs, cache);
+  EXPECT_EQ(n.data_allocs, data);
+  EXPECT_EQ(n.pt_allocs, 2u);
+  EXPECT_EQ(n.frees, frees);
+  EXPECT_EQ(n.failures, 0u);
+}
+
 // page_fault1, 1024 pages (4 MiB), from empty pcp lists, pcp->high set to 252 (4 x batch,
 // zone_highsize's floor). Faults: 1024, each allocating one movable page; a PTE page (unmovable
 // list) at pages 0 and 512. Refills take pcp->batch = 63 pages each: ceil(1024 / 63) = 17 for
@@ -46,12 +56,7 @@ TEST(PageFault, PageFault1OneLoopByHand) {
   c.m->node(0).zones[mm::ZONE_NORMAL].pcp(0).high = 252;
   PageFaultTask<Exec> t(c.mm, c.ex, {PfMapping::anon_private, 1024, false}, {}, 0, 0, 1);
   const PageFaultCounts n = loop(c, t);
-  EXPECT_EQ(n.faults, 1024u);
-  EXPECT_EQ(n.data_allocs, 1024u);
-  EXPECT_EQ(n.cache_allocs, 0u);
-  EXPECT_EQ(n.pt_allocs, 2u);
-  EXPECT_EQ(n.frees, 1026u);
-  EXPECT_EQ(n.failures, 0u);
+  expect_allocs(n, 0, 1024, 1026);
   EXPECT_EQ(n.tlb_flushes, 2u);
   EXPECT_EQ(n.tlb_ipis, 0u);
   EXPECT_EQ(n.pcp_refills, 18u);
@@ -72,8 +77,7 @@ TEST(PageFault, PageFault1SecondLoopRunsFromTheLists) {
   EXPECT_EQ(first.pcp_drains, 0u);
   EXPECT_EQ(c.pcp().count, 1134);
   const PageFaultCounts second = loop(c, t);
-  EXPECT_EQ(second.data_allocs, 1024u);
-  EXPECT_EQ(second.pt_allocs, 2u);
+  expect_allocs(second, 0, 1024, 1026);
   EXPECT_EQ(second.pcp_refills, 0u);
   EXPECT_EQ(second.pcp_drains, 0u);
   EXPECT_EQ(c.pcp().count, 1134);
@@ -85,16 +89,9 @@ TEST(PageFault, PageFault2CopiesAfterTheFileIsCached) {
   OneCpu c;
   PageFaultTask<Exec> t(c.mm, c.ex, {PfMapping::file_private, 1024, false}, {}, 0, 0, 1);
   const PageFaultCounts first = loop(c, t);
-  EXPECT_EQ(first.faults, 1024u);
-  EXPECT_EQ(first.cache_allocs, 1024u);
-  EXPECT_EQ(first.data_allocs, 1024u);
-  EXPECT_EQ(first.frees, 1026u);
+  expect_allocs(first, 1024, 1024, 1026);
   EXPECT_EQ(first.pcp_refills, (2048u + 62) / 63 + 1);  // 33 movable, 1 unmovable
-  const PageFaultCounts second = loop(c, t);
-  EXPECT_EQ(second.cache_allocs, 0u);
-  EXPECT_EQ(second.data_allocs, 1024u);
-  EXPECT_EQ(second.pt_allocs, 2u);
-  EXPECT_EQ(second.frees, 1026u);
+  expect_allocs(loop(c, t), 0, 1024, 1026);
   EXPECT_TRUE(mm::check_invariants(*c.m).ok());
 }
 
@@ -103,15 +100,9 @@ TEST(PageFault, PageFault2CopiesAfterTheFileIsCached) {
 TEST(PageFault, PageFault3AllocatesOnlyPageTablesOnceCached) {
   OneCpu c;
   PageFaultTask<Exec> t(c.mm, c.ex, {PfMapping::file_shared, 1024, false}, {}, 0, 0, 1);
-  const PageFaultCounts first = loop(c, t);
-  EXPECT_EQ(first.cache_allocs, 1024u);
-  EXPECT_EQ(first.data_allocs, 0u);
-  EXPECT_EQ(first.frees, 2u);
+  expect_allocs(loop(c, t), 1024, 0, 2);
   const PageFaultCounts second = loop(c, t);
-  EXPECT_EQ(second.faults, 1024u);
-  EXPECT_EQ(second.cache_allocs + second.data_allocs, 0u);
-  EXPECT_EQ(second.pt_allocs, 2u);
-  EXPECT_EQ(second.frees, 2u);
+  expect_allocs(second, 0, 0, 2);
   EXPECT_EQ(second.pcp_refills, 0u);
   EXPECT_EQ(second.pcp_drains, 0u);
 }

@@ -223,6 +223,6 @@ class PageFaultTask {
 };
 
 // The WorkloadInfo of page_fault1, 2 or 3 (sim/workload/page_fault/).
-WorkloadInfo page_fault_workload(std::string name, std::string description, PfMapping mapping);
+WorkloadInfo page_fault_workload(PfMapping mapping);
 
 }  // namespace pagesim::workload

@@ -193,14 +193,26 @@ class PageFault : public ProgramOf<PageFault<Mapping>> {
   }
 };
 
+// Each test's name and description.
+struct PageFaultTest {
+  const char* name;
+  const char* description;
+};
+constexpr PageFaultTest kTests[] = {
+    {"page_fault1", "will-it-scale page_fault1: anonymous private 128M, a zeroed page allocated per write fault, freed at munmap"},
+    {"page_fault2", "will-it-scale page_fault2: private mapping of a 128M tmp file, a page allocated and copied per write fault"},
+    {"page_fault3", "will-it-scale page_fault3: shared mapping of a 128M tmp file, no allocation once it is cached but page tables"},
+};
+
 }  // namespace
 
-WorkloadInfo page_fault_workload(std::string name, std::string description, PfMapping mapping) {
+WorkloadInfo page_fault_workload(PfMapping mapping) {
+  const PageFaultTest& test = kTests[static_cast<unsigned>(mapping)];
   using config::ParamType;
   using run::kNative, run::kThreadedEngines, run::kVirtual;
   WorkloadInfo w{
-      std::move(name),
-      std::move(description),
+      test.name,
+      test.description,
       {
           {"mode", ParamType::choice, std::string("process"), {}, {}, {"process", "thread"}, "will-it-scale's _processes (an mm each) or _threads (one mm) binary"},
           {"tasks", ParamType::integer, int64_t{0}, 0, 4096, {}, "will-it-scale -t: tasks, one per core first (0: every CPU)"},
