@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "pagesim/engine/uniprocessor/uniprocessor.h"
+#include "pagesim/error.h"
 #include "pagesim/mm/invariants.h"
 #include "pagesim/mm/machine.h"
 #include "pagesim/run/runner.h"
@@ -147,6 +148,22 @@ run::RunResult run_virtual(const std::string& workload, const std::string& mode)
       "workload: {name: " + workload + ", params: {mode: " + mode + ", size: 2M, loops: 1}}\n",
       "pf.yaml", opt);
   return run::run_one(set.front(), 0, 0, {});
+}
+
+// More tasks than CPUs is refused at the scenario's line, naming the key.
+TEST(PageFault, MoreTasksThanCpusIsAnInputError) {
+  scenario::LoadOptions opt;
+  opt.engines = run::engine_names();
+  try {
+    scenario::load_string("machine: {nodes: 1, cpus_per_node: 2, memory_per_node: 1G}\nengine: virtual\n"
+                          "workload: {name: page_fault2, params: {tasks: 3}}\n",
+                          "pf.yaml", opt);
+    FAIL() << "accepted 3 tasks on 2 CPUs";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("pf.yaml:3:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("workload.params.tasks"), std::string::npos) << msg;
+  }
 }
 
 TEST(PageFault, ThreadModeSharesTheMmapLockLine) {

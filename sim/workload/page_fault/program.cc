@@ -79,8 +79,8 @@ Setup setup(D& d, const config::Params& params, PfMapping mapping, uint64_t warm
   s.warmup = std::max<uint64_t>(1, warmup);
   if (d.short_mode()) s.loops = 1, s.warmup = 1, s.p.pages = std::min<uint64_t>(s.p.pages, 4 * kPtrsPerPte);
   const unsigned cpus = d.nr_cpus();
-  const int64_t t = params.integer("tasks");
-  s.tasks = t == 0 ? cpus : std::min<unsigned>(static_cast<unsigned>(t), cpus);
+  const int64_t t = params.integer("tasks");  // at most the CPUs (tasks_problem)
+  s.tasks = t == 0 ? cpus : static_cast<unsigned>(t);
   s.slot_of.assign(cpus, -1);
   const mm::Machine& m = d.machine();
   const unsigned per_node = cpus / m.nr_nodes();
@@ -193,6 +193,12 @@ class PageFault : public ProgramOf<PageFault<Mapping>> {
   }
 };
 
+// will-it-scale pins one task per CPU at most here (the harness would double them up).
+std::optional<ParamProblem> tasks_problem(const config::Params& p, const mm::MachineSpec& m) {
+  if (static_cast<uint64_t>(p.integer("tasks")) <= m.nr_cpus()) return std::nullopt;
+  return ParamProblem{"tasks", fmt::format("{} tasks on {} CPUs: at most one per CPU (0: every CPU)", p.integer("tasks"), m.nr_cpus())};
+}
+
 // Each test's name and description.
 struct PageFaultTest {
   const char* name;
@@ -243,6 +249,7 @@ WorkloadInfo page_fault_workload(PfMapping mapping) {
   if (mapping == PfMapping::file_private) w.make = make_program<PageFault<PfMapping::file_private>>;
   if (mapping == PfMapping::file_shared) w.make = make_program<PageFault<PfMapping::file_shared>>;
   w.engines = kThreadedEngines;
+  w.check = [](const config::Params& p, const mm::MachineSpec& m, const std::string&) { return tasks_problem(p, m); };
   return w;
 }
 
