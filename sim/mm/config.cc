@@ -54,6 +54,7 @@ constexpr EnumName<MelWalk> kMelWalk[] = {{MelWalk::normal, "normal"},
                                           {MelWalk::zero_cost, "zero_cost"},
                                           {MelWalk::outside_lock, "outside_lock"}};
 constexpr EnumName<FreeBulk> kFreeBulk[] = {{FreeBulk::v5_17, "v5.17"}, {FreeBulk::v5_18, "v5.18"}};
+constexpr EnumName<BatchCap> kBatchCap[] = {{BatchCap::mib1, "1M"}, {BatchCap::kib512, "512K"}};
 constexpr EnumName<Profile> kProfile[] = {{Profile::v5_17, "v5.17"}, {Profile::v6_18, "v6.18"}};
 
 template <class T, size_t N>
@@ -109,6 +110,7 @@ const std::vector<KnobInfo>& knob_infos() {
       {"mel_walk", "normal|zero_cost|outside_lock", "ablation of the all-subpage walk: as is, free, or after the zone unlock"},
       {"artificial_hold", "true|false", "ablation: head-only check plus a hold as long as the subpage walk"},
       {"free_pcppages_bulk", "v5.17|v5.18", "free_pcppages_bulk: two-phase with prefetch (5.17) or one pass plus free_high (5.18)", "v6.18"},
+      {"zone_batchsize", "1M|512K", "zone_batchsize's cap: 1 MiB of pages, batch 63 (d8a759b57035, 4.19), or 512 KiB, batch 31 (before it)"},
       {"deferred_struct_page_init", "true|false", "initialise struct pages per 128 MiB section on first use"},
       {"memmap_reserved", "true|false", "each node's memmap (64 B per page) is reserved at its top, outside managed pages"},
       {"percpu_pagelist_high_fraction", "0 or 8..", "vm.percpu_pagelist_high_fraction (0: pcp high from the low watermark)"},
@@ -135,6 +137,7 @@ std::string set_knob(KernelConfig& c, std::string_view name, std::string_view v)
   if (name == "mel_walk") return set_enum(c.mel_walk, kMelWalk, v, name);
   if (name == "artificial_hold") return set_bool(c.artificial_hold, v, name);
   if (name == "free_pcppages_bulk") return set_enum(c.free_pcppages_bulk, kFreeBulk, v, name);
+  if (name == "zone_batchsize") return set_enum(c.zone_batchsize, kBatchCap, v, name);
   if (name == "deferred_struct_page_init") return set_bool(c.deferred_struct_page_init, v, name);
   if (name == "memmap_reserved") return set_bool(c.memmap_reserved, v, name);
   if (name == "percpu_pagelist_high_fraction") {
@@ -175,6 +178,7 @@ std::string get_knob(const KernelConfig& c, std::string_view name) {
   if (name == "mel_walk") return enum_name(c.mel_walk, kMelWalk);
   if (name == "artificial_hold") return b(c.artificial_hold);
   if (name == "free_pcppages_bulk") return enum_name(c.free_pcppages_bulk, kFreeBulk);
+  if (name == "zone_batchsize") return enum_name(c.zone_batchsize, kBatchCap);
   if (name == "deferred_struct_page_init") return b(c.deferred_struct_page_init);
   if (name == "memmap_reserved") return b(c.memmap_reserved);
   if (name == "percpu_pagelist_high_fraction") return std::to_string(c.percpu_pagelist_high_fraction);

@@ -25,9 +25,10 @@ uint64_t int_sqrt(uint64_t x) {
   return r;
 }
 
-// zone_batchsize (MMU).
-int zone_batchsize(uint64_t managed_pages) {
-  uint64_t batch = std::min<uint64_t>(managed_pages >> 10, (1024 * 1024) / PAGE_SIZE);
+// zone_batchsize (MMU): managed/1024 pages, capped at cap_bytes of pages (1 MiB since
+// d8a759b57035, 512 KiB before), a quarter of that, rounded to 2^n - 1.
+int zone_batchsize(uint64_t managed_pages, uint64_t cap_bytes) {
+  uint64_t batch = std::min<uint64_t>(managed_pages >> 10, cap_bytes / PAGE_SIZE);
   batch /= 4;
   if (batch < 1) batch = 1;
   batch = std::bit_floor(batch + batch / 2) - 1;
@@ -299,7 +300,8 @@ void Machine::setup_per_zone_lowmem_reserve() {
 // 6.x: high_min from the low watermark, high_max from managed/8 (auto-tuning), unless the
 // sysctl pins both; pageset_update leaves pcp->high to be clamped into them on first use.
 void Machine::zone_pcp_update(Zone& z, int cpu_online) {
-  const int batch = std::max(1, zone_batchsize(z.managed_pages));
+  const uint64_t cap = cfg_.zone_batchsize == BatchCap::kib512 ? 512 * 1024 : 1024 * 1024;
+  const int batch = std::max(1, zone_batchsize(z.managed_pages, cap));
   const unsigned cpus = spec_.nodes[z.node].cpus;
   const uint32_t fraction = cfg_.percpu_pagelist_high_fraction;
   const int high = zone_highsize(z, batch, cpu_online, cpus, fraction);

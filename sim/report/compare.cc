@@ -25,7 +25,7 @@ constexpr int kAbsWidth = 10, kRelWidth = 10, kErrWidth = 6;
 
 // Stat bases in display order: the test's own stats first, as sort_stats puts them, then the
 // monitors in the order of the robot's e-mail, then pagesim's own.
-constexpr std::string_view kBases[] = {"vm-scalability.", "mpstat.", "perf-stat.", "perf-profile.",
+constexpr std::string_view kBases[] = {"vm-scalability.", "will-it-scale.", "mpstat.", "perf-stat.", "perf-profile.",
                                        "pagesim.", "lock_stat.", "cache."};
 int base_rank(const std::string& stat) {
   for (int i = 0; i < static_cast<int>(std::size(kBases)); ++i)
@@ -106,7 +106,7 @@ std::string stat_name(const std::string& metric) {
   };
   if (const auto it = kLkp.find(metric); it != kLkp.end()) return it->second;
   if (metric.starts_with("time.")) return "vm-scalability." + metric;
-  if (metric.starts_with("proc-vmstat.")) return metric;
+  if (metric.starts_with("proc-vmstat.") || metric.starts_with("will-it-scale.")) return metric;
   if (metric.starts_with("perf-profile.children.")) return "perf-profile.children.cycles-pp." + metric.substr(22);
   return "pagesim." + metric;
 }

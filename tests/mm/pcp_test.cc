@@ -19,6 +19,23 @@ TEST(Pcp, ZoneBatchsizeThresholds) {
   EXPECT_EQ(mm::zone_batchsize(4000), 0);  // a DMA zone: the caller's max(1, ...) makes it 1
 }
 
+// The older cap (512 KiB of pages, before d8a759b57035): batch 31 on any zone of 512 MiB or
+// more, the same as the 1 MiB cap below it; knob zone_batchsize: 512K sets every pcp's batch.
+TEST(Pcp, ZoneBatchsizeOlderCap) {
+  constexpr uint64_t MiB = 256;  // pages
+  EXPECT_EQ(mm::zone_batchsize(64 * 1024 * MiB, 512 * 1024), 31);
+  EXPECT_EQ(mm::zone_batchsize(512 * MiB, 512 * 1024), 31);
+  EXPECT_EQ(mm::zone_batchsize(256 * MiB, 512 * 1024), 15);
+  mm::KernelConfig cfg = preset("v5.17");
+  ASSERT_EQ(mm::set_knob(cfg, "zone_batchsize", "512K"), "");
+  EXPECT_EQ(mm::get_knob(cfg, "zone_batchsize"), "512K");
+  EXPECT_NE(mm::set_knob(cfg, "zone_batchsize", "2M"), "");
+  auto m = machine(1, 2, 1ull << 30, cfg);
+  EXPECT_EQ(normal(*m).pcp(0).batch, 31);
+  EXPECT_EQ(normal(*m).pageset_batch, 31);
+  EXPECT_EQ(normal(*machine(1, 2, 1ull << 30)).pcp(0).batch, 63);
+}
+
 // The first allocation on an empty pcp list pulls max(batch >> order, 2) blocks.
 class RefillTest : public ::testing::TestWithParam<std::pair<unsigned, unsigned>> {};
 

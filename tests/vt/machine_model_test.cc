@@ -43,6 +43,31 @@ TEST(VirtualMachineFile, ShippedIcx8358LoadsWithItsSourcedNumbers) {
   EXPECT_EQ(m.lock_handoff_ps(1, 0, 0), 210000u);
 }
 
+// The Skylake-SP files (will-it-scale's page fault boxes): 2 and 4 x Platinum 8180, the same
+// part and DIMMs, the 4-socket one with a narrower link per socket pair.
+TEST(VirtualMachineFile, SkylakeSpFilesLoadWithTheirSourcedNumbers) {
+  const std::string dir = std::string(PAGESIM_SOURCE_DIR) + "/machines/";
+  const MachineModel two = load_machine_model(dir + "skx-8180-2s.yaml");
+  const MachineModel four = load_machine_model(dir + "skx-8180-4s.yaml");
+  EXPECT_EQ(two.name, "skx-8180-2s");
+  EXPECT_EQ(four.name, "skx-8180-4s");
+  EXPECT_EQ(two.geometry.cpus(), 112u);
+  EXPECT_EQ(four.geometry.cpus(), 224u);
+  for (const MachineModel* m : {&two, &four}) {
+    EXPECT_EQ(m->freq_mhz, 2500u);
+    EXPECT_EQ(m->geometry.l1d.bytes(), 32u << 10);
+    EXPECT_EQ(m->geometry.l2.bytes(), 1u << 20);
+    EXPECT_EQ(m->geometry.llc.bytes(), 28u * 1408 << 10) << "1.375 MiB per core";
+    EXPECT_EQ(m->latency(Outcome::dram_local), 89600u);
+    EXPECT_EQ(m->latency(Outcome::hitm_remote), 114000u);
+    EXPECT_EQ(m->dram.channels, 6u);
+    EXPECT_EQ(m->dram.data_rate_mts, 2666u);
+    EXPECT_DOUBLE_EQ(m->clear_bw_bytes_per_s, 6.5e9);
+  }
+  EXPECT_DOUBLE_EQ(two.upi_bw_bytes_per_s, 34.3e9);
+  EXPECT_DOUBLE_EQ(four.upi_bw_bytes_per_s, 17.2e9);
+}
+
 TEST(VirtualMachineFile, UnknownKeyNamesFileLineColumnAndKey) {
   std::string text = shipped_text();
   text.replace(text.find("  mlp: 10"), 9, "  mpl: 10");

@@ -13,11 +13,11 @@ namespace pagesim {
 
 enum class LineKind : uint8_t {
   struct_page,   // a struct page in the vmemmap
-  lock_word,     // zone->lock, hugetlb_lock
+  lock_word,     // zone->lock, hugetlb_lock, mm->mmap_lock
   list_head,     // free_area[o].free_list[mt], pcp->lists[i], hugetlb free lists
   zone_meta,     // read-mostly zone fields: watermarks, pageset pointers, flags
   pcp_meta,      // pcp count/high/batch/free_factor
-  counter,       // zone->vm_stat, vm_zone_stat, per-cpu diffs, hstate counters
+  counter,       // zone->vm_stat, vm_zone_stat, per-cpu diffs, hstate counters, mm->rss_stat
   data,          // workload data (user memory)
   kCount
 };
@@ -42,6 +42,7 @@ std::string_view access_kind_name(AccessKind k);
 inline constexpr uint64_t VMEMMAP_BASE = 0xffffea0000000000ull;
 inline constexpr uint64_t ZONE_BASE = 0xffff888000000000ull;     // struct zone, 4 KiB apart
 inline constexpr uint64_t PERCPU_BASE = 0xffff889000000000ull;   // per-cpu areas
+inline constexpr uint64_t MM_BASE = 0xffff88a000000000ull;       // mm_structs, 1 KiB apart
 inline constexpr uint64_t GLOBAL_BASE = 0xffffffff82000000ull;   // .data: vm_zone_stat, hstate
 inline constexpr uint64_t DATA_BASE = 0x0000100000000000ull;     // user data
 

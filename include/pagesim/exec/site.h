@@ -50,7 +50,14 @@ namespace pagesim {
   X(artificial_hold, "artificial_hold")                                               \
   X(workload, "workload")                                                             \
   X(free_frozen_page_commit, "free_frozen_page_commit")                               \
-  X(decay_pcp_high, "decay_pcp_high")
+  X(decay_pcp_high, "decay_pcp_high")                                                 \
+  X(do_user_addr_fault, "do_user_addr_fault")                                         \
+  X(__pte_alloc, "__pte_alloc")                                                       \
+  X(clear_page, "clear_page_erms")                                                    \
+  X(copy_page, "copy_page")                                                           \
+  X(filemap_fault, "filemap_fault")                                                   \
+  X(zap_pte_range, "zap_pte_range")                                                   \
+  X(flush_tlb_mm_range, "flush_tlb_mm_range")
 
 enum class Site : uint16_t {
 #define PAGESIM_SITE_ENUM(id, name) id,

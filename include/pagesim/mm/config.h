@@ -28,6 +28,10 @@ enum class FreeBulk : uint8_t { v5_17, v5_18 };
 // Which kernel's pcp code runs: 5.17's, or 6.18's (the 6.7 auto-tuning series and later).
 enum class Profile : uint8_t { v5_17, v6_18 };
 
+// zone_batchsize's cap on pcp->batch: 1 MiB of pages (batch 63, d8a759b57035 "mm, page_alloc:
+// double zone's batchsize", 4.19) or 512 KiB (batch 31, before it).
+enum class BatchCap : uint8_t { mib1, kib512 };
+
 struct KernelConfig {
   std::string preset = "v5.17";
   Profile profile = Profile::v5_17;
@@ -42,6 +46,7 @@ struct KernelConfig {
   MelWalk mel_walk = MelWalk::normal;
   bool artificial_hold = false;            // head-only plus a hold as long as Mel's walk
   FreeBulk free_pcppages_bulk = FreeBulk::v5_17;
+  BatchCap zone_batchsize = BatchCap::mib1;
   bool deferred_struct_page_init = true;   // CONFIG_DEFERRED_STRUCT_PAGE_INIT
   bool memmap_reserved = true;             // each node's memmap is memblock-reserved: not managed
   uint32_t percpu_pagelist_high_fraction = 0;

@@ -173,7 +173,7 @@ class Machine {
 };
 
 // Pure formulas of mm/page_alloc.c, exposed for tests and reports.
-int zone_batchsize(uint64_t managed_pages);                                   // zone_batchsize
+int zone_batchsize(uint64_t managed_pages, uint64_t cap_bytes = 1024 * 1024);  // zone_batchsize
 int zone_highsize(const Zone& z, int batch, int cpu_online, unsigned cpus_in_node,
                   uint32_t high_fraction);                                    // zone_highsize
 int calculate_stat_threshold(uint64_t managed_pages, unsigned online_cpus);  // calculate_normal_threshold
