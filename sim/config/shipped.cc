@@ -43,12 +43,16 @@ std::string first_existing(const std::vector<fs::path>& candidates) {
   return "";
 }
 
+std::string looked_for(const std::vector<fs::path>& candidates) {
+  std::string looked;
+  for (const fs::path& c : candidates) looked += (looked.empty() ? "" : ", ") + c.string();
+  return looked;
+}
+
 std::string require_existing(std::string_view what, const std::string& arg, const std::vector<fs::path>& candidates) {
   std::string found = first_existing(candidates);
   if (!found.empty()) return found;
-  std::string looked;
-  for (const fs::path& c : candidates) looked += (looked.empty() ? "" : ", ") + c.string();
-  throw InputError(fmt::format("{} '{}' not found; looked for: {}", what, arg, looked));
+  throw InputError(fmt::format("{} '{}' not found; looked for: {}", what, arg, looked_for(candidates)));
 }
 
 }  // namespace pagesim::config

@@ -32,11 +32,8 @@ nlohmann::ordered_json virtual_inputs(const Scenario& sc, const Node* machine_fi
   if (machine_file) {
     const auto where = engine::machine_file_candidates(sc.file, eo.machine_file);
     path = config::first_existing(where);
-    if (path.empty()) {
-      std::string looked;
-      for (const auto& p : where) looked += (looked.empty() ? "" : ", ") + p.string();
-      fail(machine_file->pos, "engine.machine_file", fmt::format("'{}' not found; looked for: {}", eo.machine_file, looked));
-    }
+    if (path.empty())
+      fail(machine_file->pos, "engine.machine_file", fmt::format("'{}' not found; looked for: {}", eo.machine_file, config::looked_for(where)));
   }
   const vt::MachineModel model = vt::load_machine_model(path);
   const engine::VirtualTopology t = engine::virtual_topology(sc.machine, model);

@@ -22,6 +22,8 @@ std::vector<std::filesystem::path> shipped_candidates(std::string_view kind, con
 // The first of `candidates` that exists and is not a directory (`pagesim run default --out
 // default` leaves one), or "".
 std::string first_existing(const std::vector<std::filesystem::path>& candidates);
+// "A, B, ...": the candidates as the not-found errors list them.
+std::string looked_for(const std::vector<std::filesystem::path>& candidates);
 // The same, or throws InputError "WHAT 'ARG' not found; looked for: A, B, ..." (exit code 2, as
 // all bad input).
 std::string require_existing(std::string_view what, const std::string& arg, const std::vector<std::filesystem::path>& candidates);

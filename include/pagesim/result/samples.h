@@ -7,19 +7,18 @@
 
 namespace pagesim::run {
 
-// LKP's upper median.
-inline double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // The q-quantile of ascending samples: sorted[floor(q * n)], the last one for q = 1; q = 0.5
 // is LKP's upper median (median_of). 0 when there are none.
 inline double quantile_of_sorted(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) return 0;
   const auto i = static_cast<size_t>(q * static_cast<double>(sorted.size()));
   return sorted[std::min(i, sorted.size() - 1)];
+}
+
+// LKP's upper median.
+inline double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return quantile_of_sorted(v, 0.5);
 }
 
 // Population stddev as a percentage of the mean.

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "pagesim/result/samples.h"
+
 namespace pagesim::workload {
 
 uint64_t now_ns() {
@@ -30,7 +32,7 @@ LkpSample lkp_parse(const std::vector<UsememTaskResult>& tasks) {
   }
   if (!kbps.empty()) {
     std::sort(kbps.begin(), kbps.end());
-    s.median = kbps[kbps.size() / 2];
+    s.median = run::quantile_of_sorted(kbps, 0.5);  // LKP's upper median
     s.free_time = free_total / static_cast<double>(kbps.size());
   }
   return s;
