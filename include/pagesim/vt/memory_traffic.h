@@ -70,9 +70,19 @@ class MemoryTraffic {
   };
 
   void solve();
-  // The transactions per second each kind sends `home`'s controller, and the directory writes
-  // among them, with h's own delay taken as `wait_h` (the others' as solved so far).
-  TxnRates node_rates(unsigned home, double wait_h, double* directory = nullptr) const;
+  // A store loop's latency to the home being solved, split around the home's own delay.
+  struct HomeTerm {
+    double prefix;      // the page shares homed below the home, at their delays
+    double page_share;  // the share homed there
+    double idle, upi;   // its idle latency and UPI delay from the loop's node
+    double cpu_rate;    // the loop's CPU share, in picoseconds per second
+    bool remote;
+    unsigned suffix_first, suffix_count;  // the shares homed above it, in suffix_
+  };
+  void build_home_terms(unsigned home);
+  // The transactions per second each kind sends the home of build_home_terms(), and the
+  // directory writes among them, with its delay taken as `wait_h` (the others' as solved so far).
+  TxnRates home_rates(double wait_h, double* directory = nullptr) const;
   double idle_ps(unsigned c, unsigned h) const;
   double miss_at(unsigned c, unsigned h, double wait_h) const;  // wait_h for h's delay
   // One store of `l` (MLP 1: a store per miss latency) with node h's delay taken as wait_h.
@@ -90,6 +100,9 @@ class MemoryTraffic {
   std::vector<double> upi_;    // per [c * nodes + h], picoseconds
   bool stale_ = false;
   uint64_t solves_ = 0;
+  unsigned home_ = 0;  // build_home_terms' scratch, reused across solves
+  std::vector<HomeTerm> terms_;
+  std::vector<double> suffix_;
 };
 
 }  // namespace pagesim::vt
