@@ -85,7 +85,7 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
          fmt::format("workload {} runs on the {} engine(s) only, not on {}", sc.workload, run::engine_mask_names(wl.engines), sc.engine));
   }
   if (wl.info->check)
-    if (const std::optional<workload::ParamProblem> p = wl.info->check(sc.params, sc.machine, sc.engine))
+    if (const std::optional<workload::ParamProblem> p = wl.info->check(sc.params, sc.machine, sc.engine, file))
       fail(wl.param_pos.at(p->param), "workload.params." + p->param, p->message);
   if (const Node* r = m.get("repeats")) sc.repeats = static_cast<unsigned>(read_integer(*r, "repeats", 1, kMaxRepeats));
   if (const Node* s = m.get("seed")) sc.seed = read_unsigned(*s, "seed", 0, std::numeric_limits<uint64_t>::max());

@@ -99,8 +99,9 @@ TEST_P(BadInputCli, ExitsTwoWithPositionAndCreatesNothing) {
 INSTANTIATE_TEST_SUITE_P(Scenario, BadInputCli, ::testing::ValuesIn(bad_cases()),
                          [](const ::testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
 
-// kmem_trace's trace issues requests on 2 CPUs: on a machine of 1 the run stops before any
-// request, exit 2, naming the scenario, the key and the trace's line, and writes nothing.
+// kmem_trace's trace issues requests on 2 CPUs: on a machine of 1 the scenario is refused at
+// load (validate and run), exit 2, naming the scenario's line, the key and the trace's line, and
+// the run writes nothing.
 TEST(Cli, KmemTraceOnTooFewCpusExitsTwoAndWritesNothing) {
   const fs::path dir = fresh_dir();
   const std::string trace = std::string(PAGESIM_SOURCE_DIR) + "/tests/workload/kmem_trace/hand.trace";
@@ -109,8 +110,11 @@ TEST(Cli, KmemTraceOnTooFewCpusExitsTwoAndWritesNothing) {
                                                         "engine: {name: virtual}\n");
   const Result r = pagesim("run " + quote(file) + " --json " + quote((dir / "out.json").string()), dir);
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find(file + ": workload.params.trace: " + trace + ":11: the trace issues requests on CPU 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(file + ":2:46: workload.params.trace: " + trace + ":11: the trace issues requests on CPU 1"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "out.json"));
+  const Result v = pagesim("validate " + quote(file), dir);
+  EXPECT_EQ(v.code, 2) << v.out;
+  EXPECT_NE(v.err.find(file + ":2:46: workload.params.trace: "), std::string::npos) << v.err;
 }
 
 TEST(Cli, EveryShippedScenarioValidates) {

@@ -38,7 +38,10 @@ struct WorkloadInfo {
   uint8_t engines = run::kAllEngines;  // the engines it runs on (a host measurement: not virtual)
   // Optional: checks the parameters against the scenario's machine and engine when it is
   // loaded, so that `pagesim validate` and `run` stop on a bad value at its line and column.
-  std::function<std::optional<ParamProblem>(const config::Params&, const mm::MachineSpec&, const std::string& engine)> check;
+  // `source` is the scenario file, beside which input files are looked for.
+  std::function<std::optional<ParamProblem>(const config::Params&, const mm::MachineSpec&, const std::string& engine,
+                                            const std::string& source)>
+      check;
   // Optional, virtual engine: checks the parameters against the machine file, before any run
   // (run::preflight, so `pagesim validate` too) and as each run loads it; throws InputError
   // naming the machine file's key and the scenario `source`'s.

@@ -193,7 +193,7 @@ WorkloadInfo clear_huge_page_workload() {
       },
       make_program<ClearHugePage>,
       kAllEngines,
-      [](const config::Params& p, const mm::MachineSpec& m, const std::string& engine) {
+      [](const config::Params& p, const mm::MachineSpec& m, const std::string& engine, const std::string&) {
         return machine_problem(p, engine == "uniprocessor" ? 1 : m.nr_cpus(), static_cast<unsigned>(m.nodes.size()),
                                engine != "virtual");
       },

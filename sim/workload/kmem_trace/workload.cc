@@ -146,6 +146,26 @@ class Issuer {
   typename D::Time start_{};
 };
 
+// The requests of the trace `p` names, for a machine of `cpus` CPUs. Throws InputError saying
+// why they cannot be issued there (no trace, no such file, a bad line, too few CPUs).
+std::shared_ptr<const KmemRequests> requests_for(const config::Params& p, const std::string& source, unsigned cpus,
+                                                 uint64_t max_requests) {
+  if (p.string("trace").empty())
+    throw InputError("name the kmem trace to issue (docs/replay.md, \"What-if on your own workload\")");
+  const std::string path = engine::input_path(source, p.string("trace"));
+  if (std::error_code ec; !std::filesystem::is_regular_file(path, ec))
+    throw InputError(fmt::format("{}: no such file, from the working directory or beside the scenario", path));
+  const auto replicate = static_cast<unsigned>(p.integer("replicate"));
+  std::shared_ptr<const KmemRequests> rq = kmem::cached_requests(path, replicate, max_requests);
+  if (rq->cpus.size() > cpus) {
+    const unsigned top = rq->traced_cpus - 1;
+    throw InputError(fmt::format("{}:{}: the trace issues requests on CPU {}, so {} CPUs{} are needed, but the machine has {}",
+                                 path, rq->first_line[top], top, rq->cpus.size(),
+                                 replicate > 1 ? fmt::format(" ({} x replicate {})", rq->traced_cpus, replicate) : "", cpus));
+  }
+  return rq;
+}
+
 class KmemTrace : public ProgramOf<KmemTrace> {
  public:
   using ProgramOf::ProgramOf;
@@ -162,25 +182,15 @@ class KmemTrace : public ProgramOf<KmemTrace> {
  private:
   template <class D>
   void run(D& d) const {
-    if (params().string("trace").empty())
-      throw InputError(fmt::format("{}: workload.params.trace: name the kmem trace to issue (docs/replay.md, \"What-if on your own workload\")",
-                                   d.source()));
-    const std::string path = engine::input_path(d.source(), params().string("trace"));
-    if (std::error_code ec; !std::filesystem::is_regular_file(path, ec))
-      throw InputError(fmt::format("{}: workload.params.trace: {}: no such file, from the working directory or beside the scenario",
-                                   d.source(), path));
-    const auto replicate = static_cast<unsigned>(params().integer("replicate"));
     auto max_requests = static_cast<uint64_t>(params().integer("max_requests"));
     if (d.short_mode()) max_requests = max_requests ? std::min<uint64_t>(max_requests, 20000) : 20000;
-    const std::shared_ptr<const KmemRequests> rq = kmem::cached_requests(path, replicate, max_requests);
-    const unsigned n = d.nr_cpus();
-    if (rq->cpus.size() > n) {
-      const unsigned top = rq->traced_cpus - 1;
-      throw InputError(fmt::format("{}: workload.params.trace: {}:{}: the trace issues requests on CPU {}, so {} CPUs{} are needed, "
-                                   "but the machine has {}",
-                                   d.source(), path, rq->first_line[top], top, rq->cpus.size(),
-                                   replicate > 1 ? fmt::format(" ({} x replicate {})", rq->traced_cpus, replicate) : "", n));
+    std::shared_ptr<const KmemRequests> rq;
+    try {
+      rq = requests_for(params(), d.source(), d.nr_cpus(), max_requests);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: workload.params.trace: {}", d.source(), e.what()));
     }
+    const unsigned n = d.nr_cpus();
     std::vector<std::atomic<mm::Page*>> blocks(rq->slots);
     std::vector<CpuOut> outs(n);
     const bool traced = params().string("timing") == "traced";
@@ -270,6 +280,17 @@ WorkloadInfo kmem_trace_workload() {
       make_program<KmemTrace>,
   };
   w.engines = kBoth;
+  // At load, so that `pagesim validate` stops on a trace the machine cannot issue (the run then
+  // finds it parsed in the request cache).
+  w.check = [](const config::Params& p, const mm::MachineSpec& m, const std::string&, const std::string& source)
+      -> std::optional<ParamProblem> {
+    try {
+      requests_for(p, source, m.nr_cpus(), static_cast<uint64_t>(p.integer("max_requests")));
+    } catch (const InputError& e) {
+      return ParamProblem{"trace", e.what()};
+    }
+    return std::nullopt;
+  };
   w.headline = "requests_per_s";
   return w;
 }

@@ -249,7 +249,7 @@ WorkloadInfo page_fault_workload(PfMapping mapping) {
   if (mapping == PfMapping::file_private) w.make = make_program<PageFault<PfMapping::file_private>>;
   if (mapping == PfMapping::file_shared) w.make = make_program<PageFault<PfMapping::file_shared>>;
   w.engines = kThreadedEngines;
-  w.check = [](const config::Params& p, const mm::MachineSpec& m, const std::string&) { return tasks_problem(p, m); };
+  w.check = [](const config::Params& p, const mm::MachineSpec& m, const std::string&, const std::string&) { return tasks_problem(p, m); };
   w.headline = "will-it-scale.workload";
   return w;
 }
