@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "pagesim/error.h"
 #include "pagesim/mm/machine.h"
@@ -19,6 +21,34 @@ struct UsememSetup {
   unsigned long overcommit = 0;  // nr_overcommit_hugepages
   uint64_t data_bytes = 0;       // per task, on this host
 };
+
+// A node list as numactl and the kernel's nodelist_parse() read it: numbers and ranges, comma
+// separated ("0", "0,1", "0-3,6"). The nodes as bits, or nothing with `why` set.
+inline std::optional<uint64_t> parse_nodelist(const std::string& list, unsigned nr_nodes, std::string& why) {
+  uint64_t bits = 0;
+  const auto bad = [&](const std::string& what) {
+    why = fmt::format("'{}' is not a list of nodes of this machine (0-{}): {}", list, nr_nodes - 1, what);
+    return std::nullopt;
+  };
+  const auto number = [&](size_t& i, unsigned& out) {
+    const size_t start = i;
+    uint64_t v = 0;
+    while (i < list.size() && list[i] >= '0' && list[i] <= '9') v = std::min<uint64_t>(v * 10 + static_cast<unsigned>(list[i++] - '0'), 1u << 20);
+    out = static_cast<unsigned>(v);
+    return i > start;
+  };
+  for (size_t i = 0; i <= list.size(); ++i) {
+    unsigned lo, hi;
+    if (!number(i, lo)) return bad("a node number is missing");
+    hi = lo;
+    if (i < list.size() && list[i] == '-' && (++i, !number(i, hi))) return bad("a range has no end");
+    if (hi < lo) return bad(fmt::format("the range {}-{} runs backwards", lo, hi));
+    if (hi >= nr_nodes) return bad(fmt::format("node {} does not exist", hi));
+    for (unsigned n = lo; n <= hi; ++n) bits |= uint64_t{1} << n;
+    if (i < list.size() && list[i] != ',') return bad(fmt::format("unexpected '{}'", list[i]));
+  }
+  return bits;
+}
 
 // case-anon-w-rand-hugetlb: unit_size = MemTotal / 2, per-task SIZE = unit_size / nr_task;
 // setup_hugetlb: nr_overcommit_hugepages = unit_size / 2M + nr_task + 1. nr_task defaults to
@@ -50,17 +80,11 @@ inline UsememSetup usemem_setup(const mm::Machine& m, const config::Params& p, u
                        : mode == "preferred" ? mm::MpolMode::preferred
                        : mode == "interleave" ? mm::MpolMode::interleave
                                               : mm::MpolMode::local;
-  const std::string& nodes = p.string("policy_nodes");
-  if (nodes != "all") {
-    s.task.policy.nodes.bits = 0;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (nodes[i] == ',') continue;
-      const unsigned n = static_cast<unsigned>(nodes[i] - '0');
-      if (nodes[i] < '0' || nodes[i] > '9' || n >= m.nr_nodes())
-        throw InputError(fmt::format("workload.params.policy_nodes: '{}' is not a list of nodes of this machine (0-{})",
-                                     nodes, m.nr_nodes() - 1));
-      s.task.policy.nodes.bits |= uint64_t{1} << n;
-    }
+  if (const std::string& nodes = p.string("policy_nodes"); nodes != "all") {
+    std::string why;
+    const std::optional<uint64_t> bits = parse_nodelist(nodes, m.nr_nodes(), why);
+    if (!bits) throw InputError(fmt::format("workload.params.policy_nodes: {}", why));
+    s.task.policy.nodes.bits = *bits;
   }
   s.iterations = static_cast<uint64_t>(p.integer("iterations"));
   if (short_mode) s.iterations = 1;

@@ -334,7 +334,7 @@ WorkloadInfo usemem_workload() {
           {"iterations", ParamType::integer, int64_t{1}, 1, 1000, {}, "case iterations, state carried over (LKP runs 16)"},
           {"mempolicy", ParamType::choice, std::string("local"), {}, {}, {"local", "bind", "preferred", "interleave"},
            "the tasks' memory policy at fault time"},
-          {"policy_nodes", ParamType::string, std::string("all"), {}, {}, {}, "node list for bind/preferred/interleave, e.g. 0,1"},
+          {"policy_nodes", ParamType::string, std::string("all"), {}, {}, {}, "node list for bind/preferred/interleave, as numactl reads it: 0,1 or 0-3,6 (all: every node)"},
           {"surplus_policy", ParamType::boolean, false, {}, {}, {}, "also apply the policy to the reservation's order-9 allocations (not 5.17)"},
           {"overcommit", ParamType::integer, int64_t{0}, 0, 1e12, {}, "nr_overcommit_hugepages (0: LKP's unit_size/2M + tasks + 1)"},
           {"clear_huge_page", ParamType::choice, std::string("per_subpage"), {}, {}, {"per_subpage", "multi_page"},
@@ -348,6 +348,13 @@ WorkloadInfo usemem_workload() {
       [](const config::Params& p, const vt::MachineModel& m, const std::string& source) {
         vt::require_clear_rate(m, *vt::parse_clear_mode(p.string("clear_huge_page")), source + ": workload.params.clear_huge_page");
       },
+  };
+  w.check = [](const config::Params& p, const mm::MachineSpec& m, const std::string&,
+                const std::string&) -> std::optional<ParamProblem> {
+    std::string why;
+    if (p.string("policy_nodes") != "all" && !parse_nodelist(p.string("policy_nodes"), static_cast<unsigned>(m.nodes.size()), why))
+      return ParamProblem{"policy_nodes", why};
+    return std::nullopt;
   };
   w.headline = "throughput_kib_s";  // vm-scalability.throughput
   return w;

@@ -1,0 +1,57 @@
+// usemem's policy_nodes: a node list as numactl reads it, checked when the scenario loads.
+#include <gtest/gtest.h>
+
+#include "pagesim/error.h"
+#include "pagesim/run/runner.h"
+#include "pagesim/scenario/load.h"
+#include "usemem/usemem_params.h"
+
+namespace pagesim::workload {
+namespace {
+
+std::optional<uint64_t> nodes(const std::string& list, unsigned nr_nodes = 4) {
+  std::string why;
+  return parse_nodelist(list, nr_nodes, why);
+}
+
+TEST(UsememPolicyNodes, ListsAndRangesAsNumactlReadsThem) {
+  EXPECT_EQ(nodes("0"), 0b1u);
+  EXPECT_EQ(nodes("1"), 0b10u);
+  EXPECT_EQ(nodes("0,1"), 0b11u);
+  EXPECT_EQ(nodes("1-3"), 0b1110u);
+  EXPECT_EQ(nodes("0,2-3"), 0b1101u);
+  EXPECT_EQ(nodes("3-3"), 0b1000u);
+}
+
+// "12" is node twelve, not nodes 1 and 2: on a 4-node machine there is none.
+TEST(UsememPolicyNodes, MultiDigitNodeIsOneNode) {
+  std::string why;
+  EXPECT_FALSE(parse_nodelist("12", 4, why));
+  EXPECT_NE(why.find("node 12 does not exist"), std::string::npos) << why;
+  EXPECT_EQ(nodes("12", 16), uint64_t{1} << 12);
+}
+
+TEST(UsememPolicyNodes, MalformedListsAreRefused) {
+  for (const char* bad : {"", ",", "0,", "-1", "1-", "2-1", "0;1", "a", "0 1", "4"}) EXPECT_FALSE(nodes(bad)) << bad;
+}
+
+TEST(UsememPolicyNodes, ScenarioLoadNamesTheKeyAndItsPosition) {
+  const std::string yaml =
+      "machine: {nodes: 2, cpus_per_node: 2, memory_per_node: 256M}\n"
+      "workload: {name: usemem, params: {mempolicy: bind, policy_nodes: '12'}}\n";
+  scenario::LoadOptions opt;
+  opt.engines = run::engine_names();
+  try {
+    scenario::load_string(yaml, "u.yaml", opt);
+    ADD_FAILURE() << "policy_nodes '12' accepted on 2 nodes";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind("u.yaml:2:", 0), 0u) << msg;
+    EXPECT_NE(msg.find("workload.params.policy_nodes: '12' is not a list of nodes of this machine (0-1): node 12 does not exist"),
+              std::string::npos)
+        << msg;
+  }
+}
+
+}  // namespace
+}  // namespace pagesim::workload
