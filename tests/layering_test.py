@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""No layer includes a layer above it (docs/architecture.md, "Layers").
+"""No layer includes or links a layer above it (docs/architecture.md, "Layers").
 
 Every source and header under include/pagesim/, sim/ and tools/ belongs to the layer of its
 folder; each "pagesim/<layer>/..." or relative include names the layer it reaches. A file may
 include its own layer and those below; the three engines are siblings and include none of each
-other. Prints one line per upward include and exits 1 when there is any.
+other. The same holds for the libraries: each folder's CMakeLists.txt builds its layer's
+library (pagesim_<folder>, pagesim_engine_<name>), and its target_link_libraries may name only
+libraries of its own layer and those below. Prints one line per upward include or link and
+exits 1 when there is any.
     tests/layering_test.py [SOURCE_DIR]
 """
 import os
@@ -16,6 +19,8 @@ LAYERS = ["", "config", "exec", "mm", "trace", "cache", "vt", "result", "engine"
           "replay", "report", "tools"]
 ENGINES = {"uniprocessor", "native", "virtual"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+ADD_LIBRARY = re.compile(r'add_library\(\s*(pagesim_\w+)')
+LINK = re.compile(r'target_link_libraries\(\s*([\w-]+)([^)]*)\)', re.S)
 
 
 def layer_of(rel):
@@ -72,12 +77,41 @@ def violations(root):
     return out
 
 
+def cmake_files(root):
+    for top in ("sim", "tools"):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            if "CMakeLists.txt" in files:
+                rel = os.path.relpath(os.path.join(dirpath, "CMakeLists.txt"), root)
+                yield rel, open(os.path.join(root, rel), encoding="utf-8").read()
+
+
+def link_violations(root):
+    """Upward links: a folder's target linking a pagesim library of a layer above it."""
+    library_layer = {}
+    for rel, text in cmake_files(root):
+        for lib in ADD_LIBRARY.findall(text):
+            library_layer[lib] = layer_of(rel)
+    out = []
+    for rel, text in cmake_files(root):
+        own = layer_of(rel)
+        if own == "":
+            continue  # sim/CMakeLists.txt only adds the folders
+        for target, items in LINK.findall(text):
+            for lib in re.findall(r'\bpagesim_\w+', items):
+                dst = library_layer.get(lib)
+                if dst is None:
+                    out.append(f"{rel}: {target} links {lib}, which no folder's add_library builds")
+                elif dst != own and (rank(dst) > rank(own) or (dst.startswith("engine/") and own.startswith("engine/"))):
+                    out.append(f"{rel}: {target} (layer '{own}') links {lib} from layer '{dst}' above or beside it")
+    return out
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    bad = violations(root)
+    bad = violations(root) + link_violations(root)
     for line in bad:
         print(line)
-    print(f"layering: {len(bad)} upward include{'s' if len(bad) != 1 else ''}")
+    print(f"layering: {len(bad)} upward include{'s' if len(bad) != 1 else ''} or link{'s' if len(bad) != 1 else ''}")
     return 1 if bad else 0
 
 
