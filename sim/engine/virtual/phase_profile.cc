@@ -67,18 +67,14 @@ void add_children(const PhaseProfile& p, double all, std::map<std::string, doubl
 // uncontended lock words' RMWs, analytic waits and the start spread). With idle_pct, 100%.
 void add_self(const PhaseProfile& p, double all, std::map<std::string, double>& m) {
   ps_t charged = p.user;
-  for (unsigned i = 0; i < kNumSites; ++i) {
-    if (!p.site[i]) continue;
-    m[fmt::format("perf-profile.self.{}", site_name(static_cast<Site>(i)))] = 100 * static_cast<double>(p.site[i]) / all;
-    charged += p.site[i];
-  }
-  if (p.user) m["perf-profile.self.do_rw_once"] = 100 * static_cast<double>(p.user) / all;
-  for (const auto& [cls, name] : {std::pair{LockClass::zone_lock, "zone_lock"}, std::pair{LockClass::hugetlb_lock, "hugetlb_lock"}}) {
-    const ps_t spun = p.spin_cls[static_cast<size_t>(cls)];
-    m[fmt::format("perf-profile.spin.{}", name)] = 100 * static_cast<double>(spun) / all;
-    charged += spun;
-  }
+  for (ps_t x : p.site) charged += x;
+  for (ps_t x : p.spin_cls) charged += x;
   m["perf-profile.self.other"] = 100 * (static_cast<double>(p.busy) - static_cast<double>(charged)) / all;
+  for (unsigned i = 0; i < kNumSites; ++i)
+    if (p.site[i]) m[fmt::format("perf-profile.self.{}", site_name(static_cast<Site>(i)))] = 100 * static_cast<double>(p.site[i]) / all;
+  if (p.user) m["perf-profile.self.do_rw_once"] = 100 * static_cast<double>(p.user) / all;
+  for (const auto& [cls, name] : {std::pair{LockClass::zone_lock, "zone_lock"}, std::pair{LockClass::hugetlb_lock, "hugetlb_lock"}})
+    m[fmt::format("perf-profile.spin.{}", name)] = 100 * static_cast<double>(p.spin_cls[static_cast<size_t>(cls)]) / all;
 }
 
 }  // namespace
