@@ -108,6 +108,7 @@ std::string stat_name(const std::string& metric) {
   if (metric.starts_with("time.")) return "vm-scalability." + metric;
   if (metric.starts_with("proc-vmstat.") || metric.starts_with("will-it-scale.")) return metric;
   if (metric.starts_with("perf-profile.children.")) return "perf-profile.children.cycles-pp." + metric.substr(22);
+  if (metric.starts_with("perf-profile.self.")) return "perf-profile.self.cycles-pp." + metric.substr(18);
   return "pagesim." + metric;
 }
 

@@ -3,9 +3,9 @@
 // Every time here is virtual (picoseconds from the machine model), never the host clock.
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <array>
 #include <filesystem>
+#include <map>
+#include <string>
 
 #include "../summaries.h"
 #include "pagesim/config/shipped.h"
@@ -45,71 +45,34 @@ void VirtualDriver::leave_start_barrier(Exec& ex, uint64_t round) const {
   ex.advance(rng.below(kWakeJitterPs));
 }
 
-void VirtualDriver::add_scheduler_metrics() const {
-  const unsigned n = eng_.nr_tasks();
-  const ps_t elapsed = phase_end() - phase_start();
-  double user = 0, sys = 0, busy = 0, migrations = 0, invol = 0, vol = 0;
-  for (unsigned t = 0; t < n; ++t) {
-    const E& ex = eng_.task(t);
-    user += static_cast<double>(ex.user_ps()) / 1e12;
-    sys += static_cast<double>(ex.sys_ps()) / 1e12;
-    migrations += static_cast<double>(ex.migrations());
-    invol += static_cast<double>(ex.involuntary_switches());
-    vol += static_cast<double>(ex.voluntary_switches());
-  }
-  for (ps_t b : eng_.cpu_busy_ps()) busy += static_cast<double>(b);
-  const double cpu_time = static_cast<double>(elapsed) * eng_.machine().nr_cpus();
-  auto& m = result().metrics;
-  m["time.user_time"] = user;
-  m["time.system_time"] = sys;
-  m["time.elapsed_time"] = static_cast<double>(elapsed) / 1e12;
-  m["time.percent_of_cpu_this_job_got"] = elapsed ? 100 * (user + sys) / (static_cast<double>(elapsed) / 1e12) : 0;
-  m["time.involuntary_context_switches"] = invol;
-  m["time.voluntary_context_switches"] = vol;
-  m["sched.migrations"] = migrations;
-  m["idle_pct"] = cpu_time > 0 ? std::max(0.0, 100 * (1 - busy / cpu_time)) : 0;
-  if (const NumaBalancingStats* nb = eng_.policy().numa_stats()) {
-    m["proc-vmstat.numa_pte_updates"] = static_cast<double>(nb->pte_updates);
-    m["proc-vmstat.numa_hint_faults"] = static_cast<double>(nb->hint_faults);
-    m["proc-vmstat.numa_hint_faults_local"] = static_cast<double>(nb->hint_faults_local);
-    m["proc-vmstat.numa_pages_migrated"] = static_cast<double>(nb->pages_migrated);
-    m["sched.numa_scans"] = static_cast<double>(nb->scans);
-    m["sched.numa_task_moves"] = static_cast<double>(nb->task_moves);
-    m["sched.numa_swaps"] = static_cast<double>(nb->swaps);
-  }
+void VirtualDriver::mark_start(Time t) {
+  DriverBase::mark_start(t);
+  if (restarted_at_ == t) return;
+  restarted_at_ = t;
+  for (unsigned i = 0; i < eng_.nr_tasks(); ++i) eng_.task(i).reset_times();
+  busy_at_start_ = eng_.busy_until(t);
+  profile_.reset();
 }
 
-void VirtualDriver::add_profile_metrics() const {
-  const unsigned n = eng_.nr_tasks();
-  std::array<double, kNumSites> self{}, spin{};
-  double store = 0;
-  for (unsigned t = 0; t < n; ++t) {
-    const E& ex = eng_.task(t);
-    for (unsigned i = 0; i < kNumSites; ++i) {
-      self[i] += static_cast<double>(ex.site_ps()[i]);
-      spin[i] += static_cast<double>(ex.spin_ps()[i]);
-    }
-    store += static_cast<double>(ex.user_ps());
-  }
-  const double all = static_cast<double>(phase_end() - phase_start()) * eng_.machine().nr_cpus();
-  if (all <= 0) return;
-  auto at = [&](Site s) { return self[static_cast<unsigned>(s)] + spin[static_cast<unsigned>(s)]; };
-  double spinning = 0;
-  for (double x : spin) spinning += x;
-  const double bulk = at(Site::rmqueue_bulk) + at(Site::__rmqueue_smallest) + at(Site::expand) + at(Site::check_pcp_refill);
-  auto& m = result().metrics;
-  m["perf-profile.children.rmqueue_bulk"] = 100 * bulk / all;
-  m["perf-profile.children.native_queued_spin_lock_slowpath"] = 100 * spinning / all;
-  m["perf-profile.children.prep_compound_page"] = 100 * at(Site::prep_compound_page) / all;
-  m["perf-profile.children.clear_huge_page"] = 100 * at(Site::clear_huge_page) / all;
-  m["perf-profile.children.free_pcppages_bulk"] = 100 * (at(Site::free_pcppages_bulk) + at(Site::__free_one_page)) / all;
-  m["perf-profile.children.do_rw_once"] = 100 * store / all;
-  for (const auto& [cls, name] : {std::pair{LockClass::zone_lock, "zone_lock"}, std::pair{LockClass::hugetlb_lock, "hugetlb_lock"}}) {
-    double spun = 0;
-    for (unsigned t = 0; t < n; ++t) spun += static_cast<double>(eng_.task(t).spin_ps(cls));
-    m[fmt::format("perf-profile.spin.{}", name)] = 100 * spun / all;
-  }
+void VirtualDriver::mark_end(Time t) {
+  DriverBase::mark_end(t);
+  profile_ = take_phase_profile(eng_, phase_start(), t, busy_at_start_);
 }
+
+namespace {
+
+// NUMA balancing's counters, over the whole run (engine.sched: numa).
+void add_numa_metrics(const NumaBalancingStats& nb, std::map<std::string, double>& m) {
+  m["proc-vmstat.numa_pte_updates"] = static_cast<double>(nb.pte_updates);
+  m["proc-vmstat.numa_hint_faults"] = static_cast<double>(nb.hint_faults);
+  m["proc-vmstat.numa_hint_faults_local"] = static_cast<double>(nb.hint_faults_local);
+  m["proc-vmstat.numa_pages_migrated"] = static_cast<double>(nb.pages_migrated);
+  m["sched.numa_scans"] = static_cast<double>(nb.scans);
+  m["sched.numa_task_moves"] = static_cast<double>(nb.task_moves);
+  m["sched.numa_swaps"] = static_cast<double>(nb.swaps);
+}
+
+}  // namespace
 
 void run_virtual(const RunInput& in, const Program& program) {
   const EngineOptions& eo = in.options;
@@ -131,6 +94,8 @@ void run_virtual(const RunInput& in, const Program& program) {
   auto& m = r.metrics;
   m["elapsed_s"] = d.elapsed_s();
   m["vcpus"] = n;
+  if (d.phase_profile()) add_phase_metrics(*d.phase_profile(), m);
+  if (const NumaBalancingStats* nb = eng.policy().numa_stats()) add_numa_metrics(*nb, m);
   std::vector<const LockStatTable*> lock_tables;
   IrqOffStat irq;
   AccessCounters acc;

@@ -131,6 +131,15 @@ void VirtualEngine::leave_cpu(VirtualCpu& t) {
   dispatch(t.cpu_, t.clock_);
 }
 
+ps_t VirtualEngine::busy_until(ps_t t) const {
+  ps_t busy = 0;
+  for (unsigned cpu = 0; cpu < rq_.nr_cpus(); ++cpu) {
+    const Runqueues::Cpu& c = rq_.cpus[cpu];
+    busy += cpu_busy_[cpu] + (c.curr >= 0 && t > c.curr_since ? t - c.curr_since : 0);
+  }
+  return busy;
+}
+
 // The CPU is free: its first queued task runs, after a context switch (and the migration, if
 // a balancer moved it here while it waited).
 void VirtualEngine::dispatch(unsigned cpu, ps_t now) {

@@ -299,12 +299,16 @@ void VirtualCpu::reset_stats() {
   lockstat_.clear();
   irqoff_ = IrqOffStat{};
   access_ = AccessCounters{};
+  model_accesses_ = 0;
+  nr_migrations_ = nr_invol_ = nr_vol_ = 0;
+  reset_times();
+}
+
+void VirtualCpu::reset_times() {
   sys_ps_ = 0;
   user_ps_ = 0;
-  model_accesses_ = 0;
   site_ps_ = {};
   spin_ps_ = {};
   spin_cls_ps_ = {};
-  nr_migrations_ = nr_invol_ = nr_vol_ = 0;
 }
 }  // namespace pagesim

@@ -184,11 +184,7 @@ class PageFault : public ProgramOf<PageFault<Mapping>> {
       std::vector<TaskOut> out(s.tasks);
       d.run_tasks(d.nr_cpus(), [&](typename D::Exec& ex) { task_body(d, ex, s, out); });
       add_rates(s, out, d.result());
-      if constexpr (is_virtual<D>) {
-        d.add_scheduler_metrics();
-        d.add_profile_metrics();
-        add_spin_split(d, out);
-      }
+      if constexpr (is_virtual<D>) add_spin_split(d, out);
     }
   }
 };

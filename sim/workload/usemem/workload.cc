@@ -295,13 +295,12 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
     for (size_t node = 0; node < surp_after_mmap[it].size(); ++node)
       m[fmt::format("hugepages_surp_after_mmap_node{}_it{}", node, it)] = static_cast<double>(surp_after_mmap[it][node]);
   m["memory_model_solves"] = static_cast<double>(eng.memory(eng.now()).solves());
-  d.add_scheduler_metrics();
-  d.add_profile_metrics();
-  // perf-profile's __mmap: the reservations' share of all vCPU time (spinning included).
+  // perf-profile's __mmap: the reservations' share of all vCPU time (spinning included); the
+  // engine reports the rest of the profile.
   double mmap_s = 0;
   for (const auto& iteration : results)
     for (const UsememTaskResult& t : iteration) mmap_s += static_cast<double>(t.reserve_ns) / 1e9;
-  if (const double all = m["time.elapsed_time"] * machine.nr_cpus(); all > 0) m["perf-profile.children.__mmap"] = 100 * mmap_s / all;
+  if (const double all = d.elapsed_s() * machine.nr_cpus(); all > 0) m["perf-profile.children.__mmap"] = 100 * mmap_s / all;
 }
 
 class Usemem : public ProgramOf<Usemem> {

@@ -40,7 +40,20 @@ TEST(VirtualSched, PinnedTasksBeyondTheVcpusQueueForTheirCpu) {
   });
   EXPECT_EQ(done[0], 1000000u);
   EXPECT_EQ(done[1], 1000000u + 5000000u + 1000000u);
-  EXPECT_EQ(eng.cpu_busy_ps()[0], 2000000u);
+  EXPECT_EQ(eng.busy_until(eng.now()), 2000000u);
+}
+
+// Busy time up to a moment counts the runs that ended and the current run's part before it:
+// the first task's 1 us, then the second's first 0.5 us after its context switch.
+TEST(VirtualSched, BusyUntilCountsTheCurrentRunUpToThatTime) {
+  auto m = test::machine(1, 1, 64ull << 20);
+  VirtualEngine eng(*m, model_1ghz(), options(), make_sched_policy("pinned", {}));
+  ps_t mid = 0;
+  eng.run(2, [&](VirtualCpu& ex) {
+    ex.work(1000, Site::workload);
+    if (ex.task() == 1) mid = eng.busy_until(1000000u + 5000000u + 500000u);
+  });
+  EXPECT_EQ(mid, 1500000u);
 }
 
 // Under cfs two tasks on one vCPU share it in slices of sched_slice: 24 ms of latency over
@@ -85,9 +98,7 @@ TEST(VirtualSched, TwoHundredFiftySixTasksOnOneHundredTwentyEightVcpus) {
     ran[ex.task()] = 1;
   });
   EXPECT_EQ(std::count(ran.begin(), ran.end(), 1u), 256);
-  ps_t busy = 0;
-  for (ps_t b : eng.cpu_busy_ps()) busy += b;
-  EXPECT_GE(busy, 256u * 10000000000u) << "every task's 10 ms ran on some vCPU";
+  EXPECT_GE(eng.busy_until(eng.now()), 256u * 10000000000u) << "every task's 10 ms ran on some vCPU";
 }
 
 // usemem's start on 2 nodes x 8 vCPUs, the parent on CPU 0. Fork: the children sleep in

@@ -1,11 +1,14 @@
 // The virtual engine's driver: tasks are fibers on virtual CPUs, time is the machine model's
 // (picoseconds), and the engine's OS services (fork and the start pipe, clear_huge_page, sliced
-// user-mode work, the scheduler's counters) are reached through engine().
+// user-mode work, the scheduler's counters) are reached through engine(). The measured phase's
+// marks also take its profile (phase_profile.h).
 #pragma once
 
 #include <functional>
+#include <optional>
 
 #include "pagesim/engine/driver_base.h"
+#include "pagesim/engine/virtual/phase_profile.h"
 #include "pagesim/engine/virtual/virtual.h"
 
 namespace pagesim::engine {
@@ -31,14 +34,21 @@ class VirtualDriver : public DriverBase<ps_t> {
   // repeats with derived seeds differ and LKP's stddev means something.
   void leave_start_barrier(Exec& ex, uint64_t round) const;
 
-  // time.*, sched.* and idle_pct as the robot's report shows them, over the measured phase.
-  void add_scheduler_metrics() const;
-  // perf-profile.children.* over the measured phase: the share of all vCPUs' time (idle
-  // included, as perf record -a samples it) in each function and its callees.
-  void add_profile_metrics() const;
+  // The measured phase's marks (DriverBase's), which also measure it: its start restarts every
+  // task's times (VirtualCpu::reset_times) and notes the vCPUs' busy time, its end takes the
+  // phase's profile, which run_virtual reports (time.*, sched.*, idle_pct, perf-profile.*) for
+  // every workload. Both are taken where every task waits (after a barrier); a start mark
+  // repeated at the same time (usemem's tasks each mark it) restarts nothing.
+  void mark_start(Time t);
+  void mark_end(Time t);
+  // The profile of the phase last marked, once its end is.
+  const std::optional<PhaseProfile>& phase_profile() const { return profile_; }
 
  private:
   VirtualEngine& eng_;
+  std::optional<Time> restarted_at_;
+  ps_t busy_at_start_ = 0;
+  std::optional<PhaseProfile> profile_;
 };
 
 }  // namespace pagesim::engine

@@ -148,6 +148,10 @@ class VirtualCpu {
   uint64_t involuntary_switches() const { return nr_invol_; }  // nr_involuntary_switches
   uint64_t voluntary_switches() const { return nr_vol_; }
   void reset_stats();
+  // Restarts only the times that reset_stats restarts (system, user, per site, spinning): the
+  // measured phase's start restarts them in every task (VirtualDriver::mark_start), the event
+  // counts and lock_stat it leaves to the workload.
+  void reset_times();
 
  private:
   friend class VirtualEngine;
@@ -239,8 +243,10 @@ class VirtualEngine {
   // The cache model's CPU of vCPU c (its node's socket, its index within the node).
   unsigned model_cpu(unsigned c) const { return model_cpu_[c]; }
   const Runqueues& runqueues() const { return rq_; }
-  // Per vCPU, the virtual time some task ran on it.
-  const std::vector<ps_t>& cpu_busy_ps() const { return cpu_busy_; }
+  // The virtual time some task ran on a vCPU, summed over vCPUs, up to `t`: the runs that
+  // ended and the current runs' parts before t. Exact when no run has ended after t, as at a
+  // barrier (where workloads mark their measured phase).
+  ps_t busy_until(ps_t t) const;
 
  private:
   friend class VirtualCpu;
