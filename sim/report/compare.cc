@@ -61,8 +61,11 @@ std::string format_change(const CompareCell& c, bool absolute) {
   return absolute ? num + "  " : num + "% ";
 }
 
-// A percentage (a name ending in '%' or '_pct') changes in points, as LKP shows idle%.
-bool in_points(const std::string& stat) { return stat.ends_with('%') || stat.ends_with("_pct"); }
+// A percentage (a name ending in '%' or '_pct', or a perf-profile share of cycles) changes in
+// points, as LKP shows idle% and perf-profile.
+bool in_points(const std::string& stat) {
+  return stat.ends_with('%') || stat.ends_with("_pct") || stat.starts_with("perf-profile.");
+}
 
 void block_header(std::string& out, const CompareBlock& b) {
   out += std::string(89, '=') + "\n";

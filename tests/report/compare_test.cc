@@ -110,6 +110,20 @@ TEST(CompareTableTest, OnlyChangesBeyondTheNoiseUnlessAll) {
   EXPECT_EQ(all.find("rows unchanged"), std::string::npos) << all;
 }
 
+// perf-profile rows are shares of cycles: LKP prints their change in points
+// ("60.28 +4.7 64.98 perf-profile.children.cycles-pp.do_rw_once").
+TEST(CompareTableTest, PerfProfileChangesInPoints) {
+  std::vector<run::RunResult> runs;
+  for (unsigned rep = 0; rep < 3; ++rep) {
+    runs.push_back(make_run("v5.17-rc7", rep, {{"perf-profile.children.do_rw_once", 60.28}, {"perf-profile.self.other", 0.5}}));
+    runs.push_back(make_run("8212a964ee", rep, {{"perf-profile.children.do_rw_once", 64.98}, {"perf-profile.self.other", 0.25}}));
+  }
+  for (run::RunResult& r : runs) r.engine = "virtual";
+  const std::string t = report::compare_table(runs, all_rows());
+  EXPECT_NE(t.find("     60.28            +4.7       64.98        perf-profile.children.cycles-pp.do_rw_once\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("       0.5            -0.2        0.25        perf-profile.self.cycles-pp.other\n"), std::string::npos) << t;
+}
+
 TEST(CompareTableTest, BookkeepingInASectionOfItsOwn) {
   const std::string t = report::compare_table(ordered_runs(), all_rows());
   const size_t section = t.find("\n  the model's own bookkeeping (not a kernel quantity):\n");
