@@ -1,9 +1,10 @@
 // A bad_page() report as the kernel log shows it: bad_page()'s BUG line, dump_page()'s lines
-// (mm/debug.c __dump_page of v5.17) and the reason. Struct-page addresses print as %p does:
+// (mm/debug.c __dump_page of v5.17, its hex dump of the struct page included) and the reason. Struct-page addresses print as %p does:
 // a 32-bit hash of the address (ptr_to_id; splitmix64 here, siphash there), never the address.
 #include <fmt/format.h>
 
 #include <array>
+#include <cstring>
 #include <string_view>
 
 #include "pagesim/exec/line.h"
@@ -16,6 +17,36 @@ namespace {
 
 BadPageReport::Fields fields_of(const Machine& m, const Page* p) {
   return {m.page_to_pfn(p), page_flags(p), page_ref_count(p), READ_ONCE(p->_mapcount), page_mapping(p), p->index, p->memcg_data};
+}
+
+// x86-64's direct map base: where the kernel's zone and pcp list heads live. The model's heads
+// are host addresses, so a link to one prints as this base.
+constexpr uint64_t PAGE_OFFSET = 0xffff888000000000ull;
+
+// The page's words with host addresses made the kernel's: a link into the memmap (lru, or a
+// tail's compound_head with its low bit) becomes the vmemmap address of the same byte.
+BadPageReport::Words raw_words(const Machine& m, const Page* p) {
+  BadPageReport::Words w;
+  std::memcpy(w.data(), static_cast<const void*>(p), sizeof(Page));
+  const auto base = reinterpret_cast<uintptr_t>(m.pfn_to_page(0));
+  const uintptr_t end = base + m.memmap().nr_pages() * sizeof(Page);
+  const auto kernel_address = [&](uint64_t v) {
+    const uint64_t a = v & ~uint64_t{1};
+    return a >= base && a < end ? VMEMMAP_BASE + (a - base) + (v & 1) : PAGE_OFFSET;
+  };
+  if (w[1] & 1) {
+    w[1] = kernel_address(w[1]);  // a tail: compound_head | 1; the next word holds H+1/H+2 fields
+  } else if (w[1] || w[2]) {
+    for (unsigned i : {1u, 2u}) w[i] = w[i] ? kernel_address(w[i]) : 0;  // lru.next, lru.prev
+  }
+  return w;
+}
+
+// print_hex_dump(prefix, DUMP_PREFIX_NONE, 32, sizeof(unsigned long), page, sizeof(struct
+// page)): 32 bytes a line, each word %016lx.
+void hex_dump(std::vector<std::string>& lines, std::string_view prefix, const BadPageReport::Words& w) {
+  for (size_t i = 0; i < w.size(); i += 4)
+    lines.push_back(fmt::format("{}{:016x} {:016x} {:016x} {:016x}", prefix, w[i], w[i + 1], w[i + 2], w[i + 3]));
 }
 
 // %p of a struct page: the hash of its vmemmap address, zero-padded to 16 digits on 64-bit.
@@ -58,6 +89,8 @@ BadPageReport BadPageReport::of(const Machine& m, const Page* page, std::string 
   r.page = fields_of(m, page);
   const Page* head = PageTail(page) ? reinterpret_cast<const Page*>(READ_ONCE(page->tail.compound_head) & ~uintptr_t{1}) : page;
   r.head = fields_of(m, head);
+  r.raw = raw_words(m, page);
+  r.head_raw = raw_words(m, head);
   r.compound = PageHead(page) || PageTail(page);
   if (r.compound) {
     r.order = head[1].tail.compound_order;
@@ -83,6 +116,8 @@ std::vector<std::string> BadPageReport::kernel_log() const {
     lines.push_back(fmt::format("head:{} order:{} compound_mapcount:{}", page_ptr(head.pfn), order, compound_mapcount + 1));
   if (head.memcg_data) lines.push_back(fmt::format("memcg:{:x}", head.memcg_data));
   lines.push_back(fmt::format("{}flags: {}", anon ? "anon " : "", page_flags_text(head.flags)));
+  hex_dump(lines, "raw: ", raw);
+  if (head.pfn != pfn) hex_dump(lines, "head: ", head_raw);
   lines.push_back("page dumped because: " + reason);
   return lines;
 }

@@ -8,6 +8,7 @@
 
 #include <absl/synchronization/mutex.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -50,12 +51,17 @@ struct BadPageReport {
   bool compound = false;  // PageHead or PageTail
   unsigned order = 0;     // the compound order (compound only)
   int compound_mapcount = -1, compound_pincount = 0;  // H+1, H+2 (compound only)
+  // The struct page's eight words as the kernel's vmemmap holds them, for dump_page's hex dump:
+  // a pointer into the memmap as its vmemmap address, a list head outside it as PAGE_OFFSET.
+  using Words = std::array<uint64_t, sizeof(Page) / sizeof(uint64_t)>;
+  Words raw{}, head_raw{};
 
   // The page as bad_page() finds it (`cpu` is the reporting CPU).
   static BadPageReport of(const Machine& m, const Page* page, std::string reason, unsigned cpu);
   // The kernel log lines of the report, as v5.17's bad_page() and dump_page() print them:
   // "BUG: Bad page state in process pagesim  pfn:...", "page:... refcount:...", the head line
-  // of a compound page, "memcg:...", "flags: ...(...)", "page dumped because: REASON".
+  // of a compound page, "memcg:...", "flags: ...(...)", the "raw: " hex dump (and "head: " for
+  // a tail page), "page dumped because: REASON".
   std::vector<std::string> kernel_log() const;
 };
 
