@@ -121,6 +121,20 @@ std::string indented(const std::string& lead, const std::string& text) {
   return out + "\n";
 }
 
+// A Bad page report without dump_page's "raw: " and "head: " hex dump lines, for the one
+// report the summary shows (the compound "head:..." line has no space after the colon).
+std::string without_hex_dump(const std::string& report) {
+  std::string out;
+  for (size_t at = 0; at < report.size();) {
+    const size_t end = std::min(report.find('\n', at), report.size());
+    const std::string_view line(report.data() + at, end - at);
+    if (!line.starts_with("raw: ") && !line.starts_with("head: ")) out.append(line).append("\n");
+    at = end + 1;
+  }
+  if (!out.empty()) out.pop_back();
+  return out;
+}
+
 // A variant's runs added up: invariant checks, violations, Bad page lines.
 struct Tally {
   uint64_t checks = 0;
@@ -204,8 +218,9 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
     for (const std::string& n : notes) out += fmt::format("  note: {}\n", n);
     for (const run::RunResult& r : runs)
       if (!r.bad_page_reports.empty()) {
-        out += fmt::format("  the first Bad page report ({} repeat {}; all: --verbose, or --proc DIR/.../dmesg):\n", r.variant, r.repeat);
-        out += indented("", r.bad_page_reports.front());
+        out += fmt::format("  the first Bad page report ({} repeat {}; all, with the hex dump: --verbose, or --proc DIR/.../dmesg):\n",
+                           r.variant, r.repeat);
+        out += indented("", without_hex_dump(r.bad_page_reports.front()));
         break;
       }
     out += "  (per-variant metrics, zones, locks, cache counters and every Bad page line: --verbose)\n\n";
