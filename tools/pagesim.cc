@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   plot->add_option("--out", plot_out, "directory for the pictures (default: plots/ next to the JSON file)");
 
   uint64_t ops = 200000, seed = 1;
-  auto* demo = app.add_subcommand("demo", with_example("Run the built-in experiment: random_mixed under the four presets.",
+  auto* demo = app.add_subcommand("demo", with_example("Run the built-in experiment: random_mixed under every preset (v5.17 to v6.18).",
                                                        "pagesim demo --ops 200000 --seed 1"));
   demo->add_option("--ops", ops, "operations per preset")->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   demo->add_option("--seed", seed, "random seed");

@@ -1,5 +1,6 @@
 // The buddy allocator proper: __rmqueue*, expand, fallback stealing and __free_one_page.
-// Included only by sim/mm/instantiate_*.cc. Every function here runs under zone->lock.
+// Included only by the engines' instantiate_mm.cc (sim/engine/*/), through hugetlb-inl.h.
+// Every function here runs under zone->lock.
 #pragma once
 
 #include <algorithm>
@@ -60,7 +61,7 @@ Page* Mm<E>::__rmqueue_smallest(Zone& zone, unsigned order, unsigned mt, bool tr
     del_page_from_free_list(page, zone, o);
     expand(zone, page, order, o, mt);
     set_pcppage_migratetype(page, mt);
-    if (cfg_.profile == Profile::v6_18 && traced)
+    if (cfg_.behaviour.zone_locked_trace_in_rmqueue_smallest && traced)
       trace(TracepointId::mm_page_alloc_zone_locked, page, order, static_cast<int>(mt),
             pcp_allowed_order(cfg_, order) && mt < MIGRATE_PCPTYPES);
     return page;
@@ -190,7 +191,7 @@ Page* Mm<E>::__rmqueue(Zone& zone, unsigned order, unsigned mt, unsigned alloc_f
   Page* page = __rmqueue_blocks(zone, order, mt, alloc_flags);
   // 5.17 fires mm_page_alloc_zone_locked for every block __rmqueue returns, steals included,
   // with the requested migratetype; its percpu_refill field prints order == 0.
-  if (page && cfg_.profile == Profile::v5_17)
+  if (page && !cfg_.behaviour.zone_locked_trace_in_rmqueue_smallest)
     trace(TracepointId::mm_page_alloc_zone_locked, page, order, static_cast<int>(mt), order == 0);
   return page;
 }

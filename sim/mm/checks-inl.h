@@ -1,5 +1,6 @@
 // Page state checks (check_new_page(s), check_pcp_refill, check_new_pcp, free_pages_prepare),
-// bad_page(), and post-allocation preparation. Included only by sim/mm/instantiate_*.cc.
+// bad_page(), and post-allocation preparation. Included only by the engines'
+// instantiate_mm.cc (sim/engine/*/), through hugetlb-inl.h.
 #pragma once
 
 #include <fmt/format.h>
@@ -30,12 +31,19 @@ inline const char* page_bad_reason(const Page* p, uint64_t flags) {
   return reason;
 }
 
-// The 5.17 config matrix (mm/page_alloc.c, #ifdef CONFIG_DEBUG_VM around check_pcp_refill).
-// 6.x checks no refill; it checks each allocation when check_pages_enabled, which DEBUG_VM and
-// debug_pagealloc turn on (init_on_alloc/free too in the kernel; not modelled).
+// The 5.17 config matrix (mm/page_alloc.c, #ifdef CONFIG_DEBUG_VM around check_pcp_refill and
+// bulkfree_pcp_prepare). With checks_only_when_enabled there is no refill or bulk-free check;
+// each allocation is checked when check_pages_enabled, which DEBUG_VM and debug_pagealloc turn
+// on (init_on_alloc/free too in the kernel; not modelled).
 inline bool check_pages_enabled(const KernelConfig& c) { return c.debug_vm || c.debug_pagealloc; }
-inline bool refill_check_enabled(const KernelConfig& c) {
-  return c.profile == Profile::v5_17 && (!c.debug_vm || c.debug_pagealloc);
+// check_pcp_refill and bulkfree_pcp_prepare: unless DEBUG_VM without debug_pagealloc.
+inline bool deferred_checks_enabled(const KernelConfig& c) {
+  return !c.behaviour.checks_only_when_enabled && (!c.debug_vm || c.debug_pagealloc);
+}
+// free_pages_prepare's checks of a block freed to buddy and of its tails: always, or only with
+// check_pages_enabled (free_page_is_bad, 8666925c4986).
+inline bool free_checks_enabled(const KernelConfig& c) {
+  return !c.behaviour.checks_only_when_enabled || check_pages_enabled(c);
 }
 inline bool new_pcp_check_enabled(const KernelConfig& c) { return check_pages_enabled(c); }
 }  // namespace detail
@@ -66,7 +74,7 @@ bool Mm<E>::check_new_page(Page* page) {
 // check_new_pages: every struct page of the block, stopping at the first bad one.
 template <Exec E>
 bool Mm<E>::check_new_pages(Page* page, unsigned order) {
-  if (cfg_.profile == Profile::v6_18 && !check_pages_enabled()) return false;  // 6.4: 8666925c4979
+  if (cfg_.behaviour.checks_only_when_enabled && !check_pages_enabled()) return false;  // 700d2e9a36b9
   const uint64_t n = uint64_t{1} << order;
   for (uint64_t i = 0; i < n; ++i) {
     if (check_new_page(page + i)) {
@@ -102,7 +110,7 @@ bool pcp_check(MmT& mm, Ex& ex, const KernelConfig& cfg, Page* page, unsigned or
 // check_pcp_refill (rmqueue_bulk, zone->lock held unless the 6.4 placement is on).
 template <Exec E>
 bool Mm<E>::check_pcp_refill(Page* page, unsigned order) {
-  if (!detail::refill_check_enabled(cfg_)) return false;
+  if (!detail::deferred_checks_enabled(cfg_)) return false;
   return detail::pcp_check(*this, ex_, cfg_, page, order, Site::check_pcp_refill);
 }
 
@@ -207,7 +215,7 @@ bool Mm<E>::free_pages_prepare(Page* page, unsigned order, bool check_free) {
                                    m_.page_to_pfn(page), page[1].tail.compound_order, order));
     if (compound) clear_page_flags(page + 1, bit(PG_double_map) | bit(PG_has_hwpoisoned));
     const uint64_t nr = uint64_t{1} << order;
-    const bool tail_checks = cfg_.profile == Profile::v5_17 || check_pages_enabled();  // 6.x: free_page_is_bad
+    const bool tail_checks = detail::free_checks_enabled(cfg_);
     for (uint64_t i = 1; i < nr; ++i) {
       if (compound) bad += free_tail_pages_check(page, page + i);
       if (tail_checks && check_free_page(page + i)) {

@@ -1,5 +1,5 @@
 // Free-list and pcp-list primitives, vmstat updates and lock helpers of Mm<E>.
-// Included only by sim/mm/instantiate_*.cc.
+// Included only by the engines' instantiate_mm.cc (sim/engine/*/), through hugetlb-inl.h.
 #pragma once
 
 #include <cstdlib>

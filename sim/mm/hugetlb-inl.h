@@ -1,4 +1,5 @@
-// The hugetlb pool (mm/hugetlb.c, v5.17). Included only by sim/mm/instantiate_*.cc.
+// The hugetlb pool (mm/hugetlb.c, v5.17), and through rmqueue-inl.h every definition of Mm<E>.
+// Included only by the engines' instantiate_mm.cc (sim/engine/*/).
 #pragma once
 
 #include "pagesim/mm/hugetlb.h"

@@ -297,7 +297,7 @@ void Machine::setup_per_zone_lowmem_reserve() {
 }
 
 // zone_pcp_update -> zone_set_pageset_high_and_batch.
-// 6.x: high_min from the low watermark, high_max from managed/8 (auto-tuning), unless the
+// pcp_high_autotune: high_min from the low watermark, high_max from managed/8, unless the
 // sysctl pins both; pageset_update leaves pcp->high to be clamped into them on first use.
 void Machine::zone_pcp_update(Zone& z, int cpu_online) {
   const uint64_t cap = cfg_.zone_batchsize == BatchCap::kib512 ? 512 * 1024 : 1024 * 1024;
@@ -305,8 +305,7 @@ void Machine::zone_pcp_update(Zone& z, int cpu_online) {
   const unsigned cpus = spec_.nodes[z.node].cpus;
   const uint32_t fraction = cfg_.percpu_pagelist_high_fraction;
   const int high = zone_highsize(z, batch, cpu_online, cpus, fraction);
-  const bool v6 = cfg_.profile == Profile::v6_18;
-  const int high_max = v6 && !fraction ? zone_highsize(z, batch, cpu_online, cpus, 8) : high;
+  const int high_max = cfg_.behaviour.pcp_high_autotune && !fraction ? zone_highsize(z, batch, cpu_online, cpus, 8) : high;
   if (z.pageset_high == high && z.pageset_high_max == high_max && z.pageset_batch == batch) return;
   z.pageset_high = high;
   z.pageset_high_max = high_max;
@@ -314,11 +313,11 @@ void Machine::zone_pcp_update(Zone& z, int cpu_online) {
   for (unsigned c = 0; c < nr_cpus_; ++c) set_pageset(z.pcp(c), high, high_max, batch);
 }
 
-// pageset_update (5.17 writes high; 6.x writes high_min/high_max) and, for 6.x,
+// pageset_update (5.17 writes high; the auto-tuned pcp high_min/high_max) and, with it,
 // zone_pcp_update_cacheinfo's PCPF_FREE_HIGH_BATCH.
 void Machine::set_pageset(PerCpuPages& pcp, int high, int high_max, int batch) const {
   WRITE_ONCE(pcp.batch, batch);
-  if (cfg_.profile == Profile::v5_17) {
+  if (!cfg_.behaviour.pcp_high_autotune) {
     WRITE_ONCE(pcp.high, high);
     return;
   }

@@ -1,8 +1,9 @@
 // Per-cpu page lists: rmqueue_pcplist, rmqueue_bulk, free_unref_page, free_pcppages_bulk, and
-// the 6.x profile's nr_pcp_alloc, free_frozen_page_commit and decay_pcp_high.
-// Included only by sim/mm/instantiate_*.cc. The pcp of a CPU is touched only by that CPU,
-// with IRQs off (local_lock_irqsave in 5.17). 6.x's pcp->lock is taken the same way: the
-// model has neither remote drains nor IRQ re-entry, the only ways its trylock fails.
+// the auto-tuned pcp's nr_pcp_alloc, free_frozen_page_commit and decay_pcp_high.
+// Included only by the engines' instantiate_mm.cc (sim/engine/*/), through hugetlb-inl.h.
+// The pcp of a CPU is touched only by that CPU, with IRQs off (local_lock_irqsave in 5.17).
+// 6.x's pcp->lock (behaviour.pcp_spinlock) is taken the same way: the model has neither
+// remote drains nor IRQ re-entry, the only ways its trylock fails.
 #pragma once
 
 #include <algorithm>
@@ -49,10 +50,10 @@ int Mm<E>::rmqueue_bulk(Zone& zone, unsigned order, unsigned long count, PageLis
   const bool check_after_unlock = cfg_.refill_check_after_unlock || cfg_.mel_walk == MelWalk::outside_lock;
   int allocated = 0;
   unsigned long i;
-  // 5.17: spin_lock, IRQs already off (local_lock_irqsave); 6.x: spin_lock_irqsave.
-  const bool v6 = cfg_.profile == Profile::v6_18;
+  // 5.17: spin_lock, IRQs already off (local_lock_irqsave); pcp spinlock: spin_lock_irqsave.
+  const bool irqsave = cfg_.behaviour.pcp_spinlock;
   IrqFlags irq{};
-  if (v6) irq = ex_.local_irq_save(Site::rmqueue_bulk);
+  if (irqsave) irq = ex_.local_irq_save(Site::rmqueue_bulk);
   ex_.lock(zone.lock, Site::rmqueue_bulk);
   count_event(zone, PCP_REFILL);
   for (i = 0; i < count; ++i) {
@@ -71,7 +72,7 @@ int Mm<E>::rmqueue_bulk(Zone& zone, unsigned order, unsigned long count, PageLis
   count_event(zone, PCP_REFILL_BLOCKS, i);
   __mod_zone_page_state(zone, NR_FREE_PAGES, -static_cast<long>(i << order));
   ex_.unlock(zone.lock, Site::rmqueue_bulk);
-  if (v6) ex_.local_irq_restore(irq, Site::rmqueue_bulk);
+  if (irqsave) ex_.local_irq_restore(irq, Site::rmqueue_bulk);
   if (check_after_unlock) check_pcp_list_refill(zone, list, order, allocated);
   return allocated;
 }
@@ -86,7 +87,7 @@ Page* Mm<E>::__rmqueue_pcplist(Zone& zone, unsigned order, unsigned mt, unsigned
     touch(ex_, pcp_list_line(ex_.cpu(), cpu_node(), zone, pindex), AccessKind::load, Site::__rmqueue_pcplist);
     if (list.empty()) {
       int batch = READ_ONCE(pcp.batch);
-      if (cfg_.profile == Profile::v6_18) batch = nr_pcp_alloc(pcp, zone, order);
+      if (cfg_.behaviour.pcp_high_autotune) batch = nr_pcp_alloc(pcp, zone, order);
       else if (batch > 1) batch = std::max(batch >> order, 2);
       const int alloced = rmqueue_bulk(zone, order, static_cast<unsigned long>(batch), list, mt, alloc_flags);
       pcp.count += alloced << order;
@@ -104,19 +105,18 @@ Page* Mm<E>::__rmqueue_pcplist(Zone& zone, unsigned order, unsigned mt, unsigned
 // rmqueue_pcplist.
 template <Exec E>
 Page* Mm<E>::rmqueue_pcplist(Zone& preferred, Zone& zone, unsigned order, gfp_t, unsigned mt, unsigned alloc_flags) {
-  const bool v6 = cfg_.profile == Profile::v6_18;
   // 5.17: local_lock_irqsave(&pagesets.lock); 6.x: pcp_spin_trylock.
   IrqFlags flags = ex_.local_irq_save(Site::rmqueue_pcplist);
   PerCpuPages& pcp = zone.pcp(ex_.cpu());
   touch(ex_, pcp_meta_line(ex_.cpu(), cpu_node(), zone), AccessKind::rmw, Site::rmqueue_pcplist);
-  if (v6)
+  if (cfg_.behaviour.pcp_high_autotune)
     pcp.free_count >>= 1;  // halved, not reset: a few allocations do not end a run of frees
   else
     pcp.free_factor >>= 1;
   Page* page = __rmqueue_pcplist(zone, order, mt, alloc_flags, pcp, pcp.lists[pcp_pindex(mt, order)]);
   ex_.local_irq_restore(flags, Site::rmqueue_pcplist);
   if (page) {
-    count_event(zone, PGALLOC, v6 ? uint64_t{1} << order : 1);  // 5.17 quirk: 1 (fixed by 15cd90049d59)
+    count_event(zone, PGALLOC, pcp_events(order));
     zone_statistics(preferred, zone, 1);
   }
   return page;
@@ -127,7 +127,14 @@ Page* Mm<E>::rmqueue_pcplist(Zone& preferred, Zone& zone, unsigned order, gfp_t,
 template <Exec E>
 unsigned Mm<E>::pcp_pindex(unsigned mt, unsigned order) const {
   if (!cfg_.high_order_pcp) return mt;
-  return cfg_.profile == Profile::v6_18 ? order_to_pindex_v6(mt, order) : order_to_pindex(mt, order);
+  return cfg_.behaviour.thp_pcp_lists_by_movability ? order_to_pindex_v6(mt, order) : order_to_pindex(mt, order);
+}
+
+// PGALLOC and PGFREE on the pcp paths: 5.17 counts 1 per block, whatever its order (the quirk
+// 15cd90049d59 fixed).
+template <Exec E>
+uint64_t Mm<E>::pcp_events(unsigned order) const {
+  return cfg_.behaviour.pcp_events_count_pages ? uint64_t{1} << order : 1;
 }
 
 // nr_pcp_alloc (6.x): the refill size. Each refill raises pcp->high by the batch it takes
@@ -208,13 +215,13 @@ inline int nr_pcp_free_v6(const PerCpuPages& pcp, int batch, int high, bool free
 }
 }  // namespace detail
 
-// free_unref_page_commit (IRQs off).
+// free_unref_page_commit (5.17; IRQs off).
 template <Exec E>
 void Mm<E>::free_unref_page_commit(Page* page, unsigned mt, unsigned order) {
   Zone& zone = m_.page_zone(page);
-  count_event(zone, PGFREE, 1);  // 5.17 quirk: 1 regardless of order
+  count_event(zone, PGFREE, pcp_events(order));
   PerCpuPages& pcp = zone.pcp(ex_.cpu());
-  const unsigned pindex = cfg_.high_order_pcp ? order_to_pindex(mt, order) : mt;
+  const unsigned pindex = pcp_pindex(mt, order);
   pcp_list_add(pcp, zone, pindex, page, /*tail=*/false);
   pcp.count += 1 << order;
   touch(ex_, pcp_meta_line(ex_.cpu(), cpu_node(), zone), AccessKind::rmw, Site::free_unref_page_commit);
@@ -247,7 +254,7 @@ void Mm<E>::free_unref_page(Page* page, unsigned order, bool batched) {
   }
   IrqFlags flags = ex_.local_irq_save(Site::free_unref_page);  // 6.x: pcp_spin_trylock
   if (batched) trace(TracepointId::mm_page_free_batched, page, 0);  // prints order=0 always
-  if (cfg_.profile == Profile::v6_18) {
+  if (cfg_.behaviour.pcp_high_autotune) {
     Zone& zone = m_.page_zone(page);
     free_frozen_page_commit(zone, zone.pcp(ex_.cpu()), page, mt, order);
   } else {
@@ -256,7 +263,7 @@ void Mm<E>::free_unref_page(Page* page, unsigned order, bool batched) {
   ex_.local_irq_restore(flags, Site::free_unref_page);
 }
 
-// free_frozen_page_commit (6.x).
+// free_frozen_page_commit (6.18: the auto-tuned pcp).
 template <Exec E>
 void Mm<E>::free_frozen_page_commit(Zone& zone, PerCpuPages& pcp, Page* page, unsigned mt, unsigned order) {
   const unsigned scale_max = cfg_.pcp_batch_scale_max;
@@ -286,63 +293,73 @@ void Mm<E>::free_frozen_page_commit(Zone& zone, PerCpuPages& pcp, Page* page, un
     zone.flags.fetch_and(~(1ul << ZONE_BELOW_HIGH), std::memory_order_relaxed);
 }
 
-// free_pcppages_bulk: 5.17 (two phases, round robin from list 1, prefetch of order-0 buddies)
-// or 5.18 (one pass under the lock, starting with the just-freed list).
+// free_pcppages_bulk: 5.17's two phases, or the one pass of 5.18 and later (knob
+// free_pcppages_bulk; the v6.18 profile fixes it to v5.18).
 template <Exec E>
 void Mm<E>::free_pcppages_bulk(Zone& zone, int count, PerCpuPages& pcp, unsigned just_freed_pindex) {
-  // bulkfree_pcp_prepare: the head check runs unless DEBUG_VM without debug_pagealloc.
-  const bool v6 = cfg_.profile == Profile::v6_18;
-  const bool bulk_check = !v6 && (!cfg_.debug_vm || cfg_.debug_pagealloc);  // 6.x checks at free time
   count = std::min(pcp.count, count);
   count_event(zone, PCP_DRAIN);
   count_event(zone, PCP_DRAIN_PAGES, static_cast<uint64_t>(count));
-  const unsigned cpu = ex_.cpu();
-  auto take_last = [&](unsigned pindex) {
-    Page* page = &pcp.lists[pindex].back();
-    touch(ex_, pcp_list_line(cpu, cpu_node(), zone, pindex), AccessKind::store, Site::free_pcppages_bulk);
-    touch_list_neighbours(page, AccessKind::store, Site::free_pcppages_bulk);
-    pcp.lists[pindex].pop_back();
-    touch(ex_, pline(page), AccessKind::rmw, Site::free_pcppages_bulk);
-    return page;
-  };
-  auto bad = [&](Page* page, unsigned order) {
-    if (bulk_check && check_free_page(page)) {
-      leak_block(zone, page, order, false);
-      return true;
-    }
-    return false;
-  };
+  if (cfg_.free_pcppages_bulk == FreeBulk::v5_17) free_pcppages_bulk_v5_17(zone, count, pcp);
+  else free_pcppages_bulk_v5_18(zone, count, pcp, just_freed_pindex);
+}
 
-  if (v6 || cfg_.free_pcppages_bulk == FreeBulk::v5_18) {
-    int min_pindex = 0, max_pindex = NR_PCP_LISTS - 1;
-    int pindex = static_cast<int>(just_freed_pindex) - 1;
-    ex_.lock(zone.lock, Site::free_pcppages_bulk);
-    while (count > 0) {
-      for (;;) {
-        if (++pindex > max_pindex) pindex = min_pindex;
-        if (!pcp.lists[pindex].empty()) break;
-        if (pindex == max_pindex) max_pindex--;
-        if (pindex == min_pindex) min_pindex++;
-      }
-      const unsigned order = pindex_to_order(static_cast<unsigned>(pindex));
-      const int nr_pages = 1 << order;
-      do {
-        Page* page = take_last(static_cast<unsigned>(pindex));
-        const pfn_t pfn = m_.page_to_pfn(page);
-        // 6.x frees to the pageblock's current type; 5.18 to the one noted at free time.
-        const unsigned mt = v6 ? m_.get_pageblock_migratetype(pfn) : get_pcppage_migratetype(page);
-        count -= nr_pages;
-        pcp.count -= nr_pages;
-        if (bad(page, order)) continue;
-        __free_one_page(page, pfn, zone, order, mt, FPI_NONE);
-        trace(TracepointId::mm_page_pcpu_drain, page, order, static_cast<int>(mt));
-      } while (count > 0 && !pcp.lists[pindex].empty());
+// The last (coldest) block of a pcp list, unlinked: list_last_entry + list_del.
+template <Exec E>
+Page* Mm<E>::pcp_list_take_last(Zone& zone, PerCpuPages& pcp, unsigned pindex) {
+  Page* page = &pcp.lists[pindex].back();
+  touch(ex_, pcp_list_line(ex_.cpu(), cpu_node(), zone, pindex), AccessKind::store, Site::free_pcppages_bulk);
+  touch_list_neighbours(page, AccessKind::store, Site::free_pcppages_bulk);
+  pcp.lists[pindex].pop_back();
+  touch(ex_, pline(page), AccessKind::rmw, Site::free_pcppages_bulk);
+  return page;
+}
+
+// bulkfree_pcp_prepare: the head check, unless DEBUG_VM without debug_pagealloc (none with
+// checks_only_when_enabled, which checks at free time). True when the block is bad (leaked).
+template <Exec E>
+bool Mm<E>::bulkfree_pcp_prepare(Zone& zone, Page* page, unsigned order) {
+  if (!detail::deferred_checks_enabled(cfg_) || !check_free_page(page)) return false;
+  leak_block(zone, page, order, false);
+  return true;
+}
+
+// free_pcppages_bulk, 5.18 to 6.18 (8391e0a7e172 "mm/page_alloc: free pages in a single pass
+// during bulk free"): one pass under zone->lock, starting with the list after the just-freed
+// one, each list emptied before the next.
+template <Exec E>
+void Mm<E>::free_pcppages_bulk_v5_18(Zone& zone, int count, PerCpuPages& pcp, unsigned just_freed_pindex) {
+  int min_pindex = 0, max_pindex = NR_PCP_LISTS - 1;
+  int pindex = static_cast<int>(just_freed_pindex) - 1;
+  ex_.lock(zone.lock, Site::free_pcppages_bulk);
+  while (count > 0) {
+    for (;;) {
+      if (++pindex > max_pindex) pindex = min_pindex;
+      if (!pcp.lists[pindex].empty()) break;
+      if (pindex == max_pindex) max_pindex--;
+      if (pindex == min_pindex) min_pindex++;
     }
-    ex_.unlock(zone.lock, Site::free_pcppages_bulk);
-    return;
+    const unsigned order = pindex_to_order(static_cast<unsigned>(pindex));
+    const int nr_pages = 1 << order;
+    do {
+      Page* page = pcp_list_take_last(zone, pcp, static_cast<unsigned>(pindex));
+      const pfn_t pfn = m_.page_to_pfn(page);
+      const unsigned mt = cfg_.behaviour.free_to_pageblock_type ? m_.get_pageblock_migratetype(pfn)
+                                                                : get_pcppage_migratetype(page);
+      count -= nr_pages;
+      pcp.count -= nr_pages;
+      if (bulkfree_pcp_prepare(zone, page, order)) continue;
+      __free_one_page(page, pfn, zone, order, mt, FPI_NONE);
+      trace(TracepointId::mm_page_pcpu_drain, page, order, static_cast<int>(mt));
+    } while (count > 0 && !pcp.lists[pindex].empty());
   }
+  ex_.unlock(zone.lock, Site::free_pcppages_bulk);
+}
 
-  // 5.17 phase 1, without zone->lock: pick blocks round robin onto a local list.
+// free_pcppages_bulk, 5.17: phase 1 picks blocks round robin from list 1 onto a local list
+// without zone->lock, prefetching order-0 buddies; phase 2 frees them under it.
+template <Exec E>
+void Mm<E>::free_pcppages_bulk_v5_17(Zone& zone, int count, PerCpuPages& pcp) {
   PageList head;
   unsigned pindex = 0;
   int batch_free = 0, nr_freed = 0;
@@ -355,10 +372,10 @@ void Mm<E>::free_pcppages_bulk(Zone& zone, int count, PerCpuPages& pcp, unsigned
     if (batch_free == static_cast<int>(NR_PCP_LISTS)) batch_free = count;
     const unsigned order = pindex_to_order(pindex);
     do {
-      Page* page = take_last(pindex);
+      Page* page = pcp_list_take_last(zone, pcp, pindex);
       nr_freed += 1 << order;
       count -= 1 << order;
-      if (bad(page, order)) continue;
+      if (bulkfree_pcp_prepare(zone, page, order)) continue;
       page->index = (page->index << 8) | order;  // NR_PCP_ORDER_WIDTH
       if (!head.empty()) touch(ex_, pline(&head.back()), AccessKind::store, Site::free_pcppages_bulk);
       head.push_back(*page);
@@ -384,11 +401,12 @@ void Mm<E>::free_pcppages_bulk(Zone& zone, int count, PerCpuPages& pcp, unsigned
 }
 
 // drain_pages_zone: this CPU only (5.17: remote pcps are drained by work on their own CPU).
-// 6.x drains in chunks of batch << CONFIG_PCP_BATCH_SCALE_MAX, retaking the pcp lock each time.
+// With pcp_drain_in_chunks, in chunks of batch << CONFIG_PCP_BATCH_SCALE_MAX, retaking the pcp
+// lock each time.
 template <Exec E>
 void Mm<E>::drain_pages_zone(Zone& zone) {
   PerCpuPages& pcp = zone.pcp(ex_.cpu());
-  const int chunk = cfg_.profile == Profile::v6_18 ? READ_ONCE(pcp.batch) << cfg_.pcp_batch_scale_max : INT32_MAX;
+  const int chunk = cfg_.behaviour.pcp_drain_in_chunks ? READ_ONCE(pcp.batch) << cfg_.pcp_batch_scale_max : INT32_MAX;
   do {
     IrqFlags flags = ex_.local_irq_save(Site::drain_pages_zone);
     if (pcp.count) free_pcppages_bulk(zone, std::min(pcp.count, chunk), pcp, 0);
@@ -403,7 +421,7 @@ void Mm<E>::drain_pages_zone(Zone& zone) {
 // show 63 order-0 pages, 15 order-2 and 31 order-9 blocks for an excess of ~2016 pages).
 template <Exec E>
 bool Mm<E>::decay_pcp_high(Zone& zone) {
-  if (cfg_.profile != Profile::v6_18) return false;
+  if (!cfg_.behaviour.pcp_high_autotune) return false;
   IrqFlags flags = ex_.local_irq_save(Site::decay_pcp_high);  // pcp_spin_lock_maybe_irqsave
   PerCpuPages& pcp = zone.pcp(ex_.cpu());
   touch(ex_, pcp_meta_line(ex_.cpu(), cpu_node(), zone), AccessKind::rmw, Site::decay_pcp_high);

@@ -1,5 +1,5 @@
 // rmqueue, the watermark checks and get_page_from_freelist.
-// Included only by sim/mm/instantiate_*.cc.
+// Included only by the engines' instantiate_mm.cc (sim/engine/*/), through hugetlb-inl.h.
 #pragma once
 
 #include "pcp-inl.h"
@@ -28,7 +28,7 @@ Page* Mm<E>::rmqueue_buddy(Zone& preferred, Zone& zone, unsigned order, unsigned
   auto highatomic = [&]() -> Page* {
     if (!(order > 0 && (alloc_flags & ALLOC_HARDER))) return nullptr;
     Page* page = __rmqueue_smallest(zone, order, MIGRATE_HIGHATOMIC);
-    if (page && cfg_.profile == Profile::v5_17)
+    if (page && !cfg_.behaviour.zone_locked_trace_in_rmqueue_smallest)
       trace(TracepointId::mm_page_alloc_zone_locked, page, order, static_cast<int>(mt), order == 0);
     return page;
   };
@@ -76,14 +76,15 @@ Page* Mm<E>::rmqueue_buddy(Zone& preferred, Zone& zone, unsigned order, unsigned
 }
 
 // rmqueue. 5.17 keeps MOVABLE requests without ALLOC_CMA off the pcp (CONFIG_CMA) and returns
-// the pcp path's NULL; 6.x retries a failed pcp path in rmqueue_buddy.
+// the pcp path's NULL; with the pcp spinlock a failed pcp path is retried in rmqueue_buddy.
 template <Exec E>
 Page* Mm<E>::rmqueue(Zone& preferred, Zone& zone, unsigned order, gfp_t gfp, unsigned alloc_flags, unsigned mt) {
-  const bool v6 = cfg_.profile == Profile::v6_18;
+  const KernelBehaviours& b = cfg_.behaviour;
   Page* page = nullptr;
-  if (pcp_allowed_order(cfg_, order) && (v6 || (alloc_flags & ALLOC_CMA) || mt != MIGRATE_MOVABLE)) {
+  if (pcp_allowed_order(cfg_, order) &&
+      (b.pcp_movable_ignores_alloc_cma || (alloc_flags & ALLOC_CMA) || mt != MIGRATE_MOVABLE)) {
     page = rmqueue_pcplist(preferred, zone, order, gfp, mt, alloc_flags);
-    if (!page && v6) page = rmqueue_buddy(preferred, zone, order, alloc_flags, mt);
+    if (!page && b.pcp_spinlock) page = rmqueue_buddy(preferred, zone, order, alloc_flags, mt);
   } else {
     page = rmqueue_buddy(preferred, zone, order, alloc_flags, mt);
   }
@@ -168,7 +169,7 @@ Page* Mm<E>::get_page_from_freelist(gfp_t gfp, unsigned order, unsigned alloc_fl
         break;
       }
       // 6.x: note a zone below its high watermark, so that the free path shrinks pcp->high.
-      if (cfg_.profile == Profile::v6_18 && !(zone->flags.load(std::memory_order_relaxed) & (1ul << ZONE_BELOW_HIGH)) &&
+      if (cfg_.behaviour.pcp_high_autotune && !(zone->flags.load(std::memory_order_relaxed) & (1ul << ZONE_BELOW_HIGH)) &&
           !zone_watermark_fast(*zone, order, zone->high_wmark_pages(), highest_zoneidx, alloc_flags, gfp))
         zone->flags.fetch_or(1ul << ZONE_BELOW_HIGH, std::memory_order_relaxed);
       const unsigned long mark = zone->_watermark[alloc_flags & ALLOC_WMARK_MASK] + READ_ONCE(zone->watermark_boost);
@@ -231,7 +232,7 @@ template <Exec E>
 void Mm<E>::__free_pages_ok(Page* page, unsigned order, fpi_t fpi) {
   Zone& zone = m_.page_zone(page);
   // 5.17 always checks a block freed to buddy; 6.x only with check_pages_enabled.
-  if (!free_pages_prepare(page, order, cfg_.profile == Profile::v5_17 || check_pages_enabled())) {
+  if (!free_pages_prepare(page, order, detail::free_checks_enabled(cfg_))) {
     leak_block(zone, page, order, false);
     return;
   }

@@ -74,7 +74,7 @@ void zoneinfo_zone(std::string& out, const mm::Machine& m, const Zone& z) {
   out += "\n  pagesets";
   // Since 6.7 (the pcp->high auto-tuning series) each pageset also prints its high_min and
   // high_max, and the labels are padded to them.
-  const bool tuned_high = m.config().profile == mm::Profile::v6_18;
+  const bool tuned_high = m.config().behaviour.pcp_high_autotune;
   for (unsigned c = 0; c < m.nr_cpus(); ++c) {
     const mm::PerCpuPages& pcp = z.pcp(c);
     if (tuned_high)

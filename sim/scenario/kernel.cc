@@ -32,6 +32,14 @@ nlohmann::ordered_json knob_json(const std::string& text) {
   return text;
 }
 
+// A knob the scenario sets that the variant's kernel profile fixes to another value: refused
+// where the scenario sets it, whichever order the profile and the knob come in.
+void check_fixed_knobs(const Variant& v, const Node& knobs, const std::string& path) {
+  for (const Entry& e : knobs.entries)
+    if (const std::string err = mm::check_fixed_knob(v.config, e.key, e.value.text); !err.empty())
+      fail(e.value.pos, child_path(path, e.key), fmt::format("got {} for variant '{}', but {}", describe(e.value), v.name, err));
+}
+
 struct VariantSpec {
   std::string name;      // "" = derive from preset and knobs
   std::string preset;
@@ -105,6 +113,8 @@ KernelSection read_kernel(const Node* n, const Pos& where, const std::string& mi
     }
     Variant v{s.name, cfg};
     if (v.name.empty()) v.name = written.empty() ? s.preset : s.preset + " " + join(written, ",");
+    if (global) check_fixed_knobs(v, *global, m.path("knobs"));
+    if (s.knobs) check_fixed_knobs(v, *s.knobs, s.knobs_path);
     for (const Variant& other : out.variants)
       if (other.name == v.name)
         fail(s.pos, "kernel", fmt::format("expected distinct variant names, got '{}' twice (name a variant with `name:`)", v.name));

@@ -101,6 +101,10 @@ inline const std::vector<BadCase>& bad_cases() {
       {"EngineLockChoice", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "engine:\n  name: uniprocessor\n  lock: spin\n", {}, "bad.yaml:8:9", "engine.lock", "qspinlock"},
       {"EngineMapWithoutName", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "engine:\n  pin: true\n", {}, "bad.yaml:7:3", "engine.name", "missing"},
       {"UnknownChoice", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "  params:\n    fault_field: refcnt\n", {}, "bad.yaml:7:18", "workload.params.fault_field", "did you mean 'refcount'?"},
+      // A knob the variant's kernel profile fixes, set to another value: refused where it is
+      // set, also when the profile knob comes after it.
+      {"KnobTheProfileFixes", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "kernel:\n  presets: [v5.17, v6.18]\n  knobs:\n    free_pcppages_bulk: v5.17\n", {}, "bad.yaml:9:25", "kernel.knobs.free_pcppages_bulk", "got 'v5.17' for variant 'v6.18', but its kernel profile v6.18 fixes free_pcppages_bulk to v5.18"},
+      {"KnobTheProfileFixesBeforeTheProfile", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "kernel:\n  variants:\n    - {preset: v5.17, knobs: {free_pcppages_bulk: v5.17, profile: v6.18}}\n", {}, "bad.yaml:8:51", "kernel.variants[0].knobs.free_pcppages_bulk", "its kernel profile v6.18 fixes free_pcppages_bulk to v5.18"},
       {"BadKnobValue", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "kernel:\n  knobs:\n    buddy_check: sometimes\n", {}, "bad.yaml:8:18", "kernel.knobs.buddy_check", "expected under_lock|after_unlock"},
       // Structure.
       {"PresetAndPresets", PAGESIM_OK_MACHINE PAGESIM_OK_WORKLOAD "kernel:\n  preset: v5.17\n  presets: [v5.18]\n", {}, "bad.yaml:8:3", "kernel.presets", "not allowed together with kernel.preset"},

@@ -526,6 +526,7 @@ TEST(Cli, TopologyBeyondTheMachineFileWarnsAndStrictRefuses) {
 }
 
 // A knob that the variant's kernel profile never reads: a named warning; none where it is read.
+// A knob the profile fixes is refused (bad_cases.h, KnobTheProfileFixes), not warned about.
 TEST(Cli, KnobTheProfileIgnoresWarns) {
   const fs::path dir = fresh_dir();
   const std::string file = write_file(dir / "k.yaml",
@@ -540,11 +541,17 @@ TEST(Cli, KnobTheProfileIgnoresWarns) {
       << r.err;
   EXPECT_EQ(r.err.find("variant 'v6.18'"), std::string::npos) << r.err;
   EXPECT_EQ(pagesim("validate --strict " + quote(file), dir).code, 2);
-  const Result v6 = pagesim("validate " + quote(file) + " --set 'kernel.knobs={free_pcppages_bulk: v5.17}'", dir);
-  EXPECT_EQ(v6.err.find("variant 'v5.17'"), std::string::npos) << v6.err;
-  EXPECT_NE(v6.err.find("variant 'v6.18' sets free_pcppages_bulk=v5.17, but its kernel profile v6.18 never reads it"),
+  const Result v6 = pagesim("validate " + quote(file) + " --set 'kernel.knobs={refill_check_after_unlock: false}'", dir);
+  EXPECT_EQ(v6.err.find("variant 'v5.17' sets refill"), std::string::npos) << v6.err;
+  EXPECT_NE(v6.err.find("variant 'v6.18' sets refill_check_after_unlock=false, but its kernel profile v6.18 never reads it"),
             std::string::npos)
       << v6.err;
+  const Result fixed = pagesim("validate " + quote(file) + " --set 'kernel.knobs={free_pcppages_bulk: v5.17}'", dir);
+  EXPECT_EQ(fixed.code, 2) << fixed.err;
+  EXPECT_NE(fixed.err.find("kernel.knobs.free_pcppages_bulk: got 'v5.17' for variant 'v6.18', but its kernel profile v6.18 "
+                           "fixes free_pcppages_bulk to v5.18"),
+            std::string::npos)
+      << fixed.err;
 }
 
 TEST(Cli, MergeRefusesShardsOfDifferentRuns) {

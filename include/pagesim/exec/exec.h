@@ -1,8 +1,8 @@
 // The exec interface: "current" and "this_cpu" for the model.
 //
 // The mm layer is a set of templates on an Exec type. An Exec is the CPU the code runs on and
-// the task running there; engines implement it (the uniprocessor engine here, the native and
-// virtual-time engines later). Contract, as a C++20 concept:
+// the task running there; engines implement it (sim/engine/uniprocessor, native and virtual,
+// each behind its header in include/pagesim/engine/). Contract, as a C++20 concept:
 //
 //   E::tracks                        constexpr bool: whether access()/access_range() do
 //                                    anything. Callers wrap every access in

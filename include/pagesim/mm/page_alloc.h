@@ -1,12 +1,13 @@
-// The v5.17 page allocator, as a class template on the exec interface.
+// The page allocator (v5.17, and v6.18 where KernelConfig::behaviour says so), as a class
+// template on the exec interface.
 //
 // Mm<E> is "the kernel running on the CPU that E represents". Its member functions carry the
 // names of their mm/page_alloc.c counterparts so that one grep finds both. It holds no state of
 // its own beyond references: all allocator state is in the Machine. Construct one per CPU (or
 // per task switch) and call it from that CPU only.
 //
-// Explicit instantiations live in sim/mm/instantiate_*.cc; the definitions are in
-// sim/mm/*-inl.h and are included only there.
+// Explicit instantiations live in each engine's folder (sim/engine/*/instantiate_mm.cc, one
+// per Exec); the definitions are in sim/mm/*-inl.h and are included only there.
 #pragma once
 
 #include <cstdint>
@@ -152,6 +153,11 @@ class Mm {
   void free_frozen_page_commit(Zone& zone, PerCpuPages& pcp, Page* page, unsigned mt, unsigned order);
   bool check_pages_enabled() const;
   unsigned pcp_pindex(unsigned mt, unsigned order) const;
+  uint64_t pcp_events(unsigned order) const;
+  void free_pcppages_bulk_v5_17(Zone& zone, int count, PerCpuPages& pcp);
+  void free_pcppages_bulk_v5_18(Zone& zone, int count, PerCpuPages& pcp, unsigned just_freed_pindex);
+  Page* pcp_list_take_last(Zone& zone, PerCpuPages& pcp, unsigned pindex);
+  bool bulkfree_pcp_prepare(Zone& zone, Page* page, unsigned order);
   void check_pcp_list_refill(Zone& zone, PageList& list, unsigned order, int& allocated);
   void leak_block(Zone& zone, Page* page, unsigned order, bool still_counted_free);
   void post_alloc_hook(Page* page, unsigned order);

@@ -62,7 +62,7 @@ TEST_P(NativePresets, ThpAllocAndPcpChurnKeepInvariants) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, NativePresets, ::testing::Values("v5.17", "v5.17+eric", "v5.17+mel", "v5.18"), test::preset_test_name);
+INSTANTIATE_TEST_SUITE_P(Presets, NativePresets, ::testing::ValuesIn(mm::preset_names()), test::preset_test_name);
 
 TEST_P(NativePresets, UsememKeepsPoolAndZoneInvariants) {
   const scenario::Scenario sc = make_scenario("usemem", GetParam(), 1, 2);

@@ -141,7 +141,7 @@ TEST(VirtualRuns, ReportsStructPageMissesInsideEachLock) {
   EXPECT_GT(in_zone_lock[1], in_zone_lock[0]);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, VirtualPresets, ::testing::Values("v5.17", "v5.17+eric", "v5.17+mel", "v5.18"),
+INSTANTIATE_TEST_SUITE_P(All, VirtualPresets, ::testing::ValuesIn(mm::preset_names()),
                          [](const auto& info) {
                            std::string s = info.param;
                            for (char& c : s)
