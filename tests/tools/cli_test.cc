@@ -18,8 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bad_cases.h"
-#include "scenario_test_util.h"
+#include "scenario/bad_cases.h"
+#include "scenario/scenario_test_util.h"
 
 namespace pagesim::scenario::testing {
 namespace {
@@ -131,7 +131,7 @@ TEST(Cli, EveryShippedScenarioValidates) {
 }
 
 TEST(Cli, ValidateResolvedMatchesGolden) {
-  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden";
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/tools/golden";
   const Result r = pagesim("validate --resolved " + quote((golden / "small.yaml").string()), fresh_dir());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, slurp(golden / "small.resolved.json"));
@@ -218,7 +218,7 @@ TEST(Cli, ShippedScenariosAndMachinesByName) {
   const Result beside_dir = pagesim("validate default.yaml", dir, true);
   EXPECT_EQ(beside_dir.code, 0) << beside_dir.err;
   EXPECT_NE(beside_dir.out.find("scenarios/default.yaml: ok:"), std::string::npos) << beside_dir.out;
-  fs::copy_file(fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml", dir / "default");
+  fs::copy_file(fs::path(PAGESIM_SOURCE_DIR) / "tests/tools/golden/small.yaml", dir / "default");
   const Result mine = pagesim("validate default", dir, true);
   EXPECT_EQ(mine.code, 0) << mine.err;
   EXPECT_EQ(first_line(mine.out).rfind("default: ok:", 0), 0u) << mine.out;
@@ -260,7 +260,7 @@ TEST(Cli, ValidateChecksWhatRunChecks) {
 
 TEST(Cli, OutputIntoMissingDirectoryFailsBeforeRunning) {
   const fs::path dir = fresh_dir();
-  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/tools/golden/small.yaml";
   const Result r = pagesim("run --quiet " + quote(golden.string()) + " --json " + quote((dir / "no/such/out.json").string()), dir);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
@@ -269,7 +269,7 @@ TEST(Cli, OutputIntoMissingDirectoryFailsBeforeRunning) {
 TEST(Cli, OutputThatIsAnInputIsRefusedAndTheInputKept) {
   const fs::path dir = fresh_dir();
   const fs::path scenario = dir / "s.yaml";
-  fs::copy_file(fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml", scenario);
+  fs::copy_file(fs::path(PAGESIM_SOURCE_DIR) / "tests/tools/golden/small.yaml", scenario);
   const std::string before = slurp(scenario);
   const Result r = pagesim("run --quiet " + quote(scenario.string()) + " --csv " + quote(scenario.string()), dir);
   EXPECT_EQ(r.code, 2);
@@ -278,7 +278,7 @@ TEST(Cli, OutputThatIsAnInputIsRefusedAndTheInputKept) {
 }
 
 TEST(Cli, JsonToStandardOutput) {
-  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/tools/golden/small.yaml";
   const Result r = pagesim("run --quiet " + quote(golden.string()) + " --set repeats=1 --json -", fresh_dir());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\"schema\": \"pagesim/1\""), std::string::npos);
@@ -287,7 +287,7 @@ TEST(Cli, JsonToStandardOutput) {
 TEST(Cli, PlotReadsStandardInput) {
   if (std::system("gnuplot --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
   const fs::path dir = fresh_dir();
-  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/tools/golden/small.yaml";
   ASSERT_EQ(pagesim("run --quiet " + quote(golden.string()) + " --set repeats=1 --json " + quote((dir / "r.json").string()), dir).code, 0);
   const std::string cmd = quote(PAGESIM_BIN) + " plot - --out " + quote((dir / "plots").string()) + " <" +
                           quote((dir / "r.json").string()) + " >/dev/null 2>&1";
@@ -313,7 +313,7 @@ TEST(Cli, DefaultScenarioHeadlineFitsOneScreen) {
 
 TEST(Cli, RunWritesEveryOutputAndNoProgressWithoutATty) {
   const fs::path dir = fresh_dir();
-  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/tools/golden/small.yaml";
   const Result r = pagesim("run " + quote(golden.string()) + " --set repeats=1 --out " + quote((dir / "res").string()), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");  // stderr is a file here: no progress line
@@ -362,7 +362,7 @@ int interrupted_run(const std::vector<std::string>& args, int sig, const fs::pat
 // (tests/run/interrupt_test.cc raises the request inside a run deterministically.)
 void expect_partial_run(const std::string& engine, int sig) {
   const fs::path dir = fresh_dir(engine + std::to_string(sig));
-  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/tools/golden/small.yaml";
   const int code = interrupted_run({golden.string(), "--set", "repeats=1", "--set", "engine.name=" + engine, "--set",
                                     "workload.params.ops=1000000000000", "--set", "workload.params.check_every=0", "--set",
                                     "engine.oversubscribe=" + std::string(engine == "native" ? "true" : "false"), "-j", "1",
@@ -395,7 +395,7 @@ nlohmann::json comparable(const fs::path& json) {
 
 // A small sweep on the virtual engine (deterministic): 3 points x 2 variants x 2 repeats.
 std::string sweep_args() {
-  return quote(std::string(PAGESIM_SOURCE_DIR) + "/tests/scenario/golden/small.yaml") +
+  return quote(std::string(PAGESIM_SOURCE_DIR) + "/tests/tools/golden/small.yaml") +
          " --set engine.name=virtual --set 'machine.nodes[0].cpus=[1,2,3]' -q";
 }
 
@@ -447,7 +447,7 @@ TEST(Cli, CompareRedrawsTheTableRunPrinted) {
 
 // --json -: standard output is the JSON document alone, the report on standard error.
 TEST(Cli, JsonDashLeavesStandardOutputToTheJson) {
-  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/tools/golden/small.yaml";
   const Result r = pagesim("run " + quote(golden.string()) + " --set repeats=1 --json -", fresh_dir());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["schema"], "pagesim/1");
@@ -458,7 +458,7 @@ TEST(Cli, JsonDashLeavesStandardOutputToTheJson) {
 // A bad --rows stops before any run: exit 2, the option named, nothing written.
 TEST(Cli, BadRowsRegexExitsTwoBeforeRunning) {
   const fs::path dir = fresh_dir();
-  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/scenario/golden/small.yaml";
+  const fs::path golden = fs::path(PAGESIM_SOURCE_DIR) / "tests/tools/golden/small.yaml";
   const Result r = pagesim("run " + quote(golden.string()) + " --rows 'pcp(' --json " + quote((dir / "r.json").string()), dir);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--rows pcp(: not a regular expression"), std::string::npos) << r.err;
