@@ -4,7 +4,7 @@
 A native run that differs only in host-timed metrics (the seed experiments' clear_gbs and
 clear_min_s, irq_off_{site}_avg_ns) compares equal; the same run on the virtual engine, or a
 difference in a count, does not. Exits 1 with the failed case.
-    tests/compare_results_test.py [SOURCE_DIR]
+    tests/tools/compare_results_test.py [SOURCE_DIR]
 """
 import copy
 import importlib.util
@@ -61,4 +61,4 @@ def main(src):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))

@@ -2,7 +2,7 @@
 """tools/bench-report refuses bad flags before it measures anything: exit 2 and a message
 naming the flag (--runs or --rounds below 1, an --against build without its executables).
 Exits 1 with the failed case.
-    tests/bench_report_test.py [SOURCE_DIR]
+    tests/tools/bench_report_test.py [SOURCE_DIR]
 """
 import os
 import subprocess
@@ -11,7 +11,7 @@ import tempfile
 
 
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     tool = os.path.join(root, "tools", "bench-report")
     with tempfile.TemporaryDirectory() as empty:
         cases = [(["--runs", "0"], "--runs"), (["--rounds", "0"], "--rounds"),
