@@ -51,8 +51,11 @@ TEST(VirtualProfile, ThpAllocSharesAddUpToAllCpuTime) {
                           "perf-profile.self.__free_one_page", "perf-profile.self.other", "perf-profile.spin.zone_lock",
                           "perf-profile.spin.hugetlb_lock", "perf-profile.children.rmqueue_bulk"})
     ASSERT_TRUE(m.count(row)) << row;
-  for (const auto& [name, v] : m)
-    if (name.starts_with("perf-profile.") || name == "idle_pct") EXPECT_GE(v, 0) << name;
+  for (const auto& [name, v] : m) {
+    if (name.starts_with("perf-profile.") || name == "idle_pct") {
+      EXPECT_GE(v, 0) << name;
+    }
+  }
   EXPECT_NEAR(partition_sum(m), 100, 1e-9);
   EXPECT_GT(m.at("idle_pct"), 0) << "the tasks wait at the closing barrier";
   EXPECT_LT(m.at("idle_pct"), 100);
