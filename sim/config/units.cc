@@ -49,6 +49,21 @@ std::optional<uint64_t> parse_decimal_unsigned(std::string_view t) {
   return v;
 }
 
+std::optional<std::vector<std::pair<uint64_t, uint64_t>>> parse_id_list(std::string_view t) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (size_t pos = 0; pos < t.size();) {
+    const size_t comma = std::min(t.find(',', pos), t.size());
+    const std::string_view item = t.substr(pos, comma - pos);
+    const size_t dash = item.find('-');
+    const std::optional<uint64_t> lo = parse_decimal_unsigned(item.substr(0, dash));
+    const std::optional<uint64_t> hi = dash == std::string_view::npos ? lo : parse_decimal_unsigned(item.substr(dash + 1));
+    if (!lo || !hi || *hi < *lo || comma + 1 == t.size()) return std::nullopt;  // a trailing comma too
+    out.emplace_back(*lo, *hi);
+    pos = comma + 1;
+  }
+  return out;
+}
+
 std::optional<int64_t> parse_decimal(std::string_view t) {
   const bool neg = !t.empty() && t[0] == '-';
   const std::optional<uint64_t> mag = parse_decimal_unsigned(neg ? t.substr(1) : t);

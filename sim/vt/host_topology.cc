@@ -33,20 +33,13 @@ std::optional<unsigned> read_unsigned(const fs::path& p) {
   return v ? std::optional<unsigned>(static_cast<unsigned>(*v)) : std::nullopt;
 }
 
-// A kernel CPU list ("0-3,8,10-11"); nullopt when malformed.
+// A kernel CPU list ("0-3,8,10-11"), each CPU; nullopt when malformed.
 std::optional<std::vector<unsigned>> cpu_list(const std::string& text) {
+  const auto ranges = config::parse_id_list(text);
+  if (!ranges) return std::nullopt;
   std::vector<unsigned> out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string item = text.substr(pos, comma - pos);
-    const size_t dash = item.find('-');
-    const auto lo = config::parse_decimal_unsigned(item.substr(0, dash));
-    const auto hi = dash == std::string::npos ? lo : config::parse_decimal_unsigned(item.substr(dash + 1));
-    if (!lo || !hi || *hi < *lo) return std::nullopt;
-    for (uint64_t c = *lo; c <= *hi; ++c) out.push_back(static_cast<unsigned>(c));
-    pos = comma + 1;
-  }
+  for (const auto& [lo, hi] : *ranges)
+    for (uint64_t c = lo; c <= hi; ++c) out.push_back(static_cast<unsigned>(c));
   return out;
 }
 

@@ -17,6 +17,15 @@ TEST(Units, DecimalOnly) {
   EXPECT_FALSE(parse_decimal_unsigned("-1"));
 }
 
+// bitmap_parselist's format, shared by the host's CPU lists and usemem's policy_nodes.
+TEST(Units, IdListsAreRangesInOrder) {
+  using R = std::vector<std::pair<uint64_t, uint64_t>>;
+  EXPECT_EQ(parse_id_list("0-3,8,10-11"), (R{{0, 3}, {8, 8}, {10, 11}}));
+  EXPECT_EQ(parse_id_list("12"), (R{{12, 12}}));
+  EXPECT_EQ(parse_id_list(""), R{});
+  for (const char* bad : {",", "0,", "-1", "1-", "3-1", "a", "0 1", "0;1"}) EXPECT_EQ(parse_id_list(bad), std::nullopt) << bad;
+}
+
 TEST(Units, SizesArePowersOf1024) {
   EXPECT_EQ(parse_size("4096"), 4096);
   EXPECT_EQ(parse_size("4k"), 4096);

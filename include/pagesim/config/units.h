@@ -13,11 +13,17 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace pagesim::config {
 
 std::optional<int64_t> parse_decimal(std::string_view text);
 std::optional<uint64_t> parse_decimal_unsigned(std::string_view text);
+// A kernel list of ids, as bitmap_parselist() reads a CPU or node list: "0-3,8,10-11". The
+// ranges in order, each [first, last]; empty for empty text; nullopt when an item is not a
+// number or a range, or a range runs backwards.
+std::optional<std::vector<std::pair<uint64_t, uint64_t>>> parse_id_list(std::string_view text);
 // Bytes. Rejects negative sizes and overflow of int64.
 std::optional<int64_t> parse_size(std::string_view text);
 // Nanoseconds. Rejects negative durations and overflow of int64.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "pagesim/config/units.h"
 #include "pagesim/error.h"
 #include "pagesim/mm/machine.h"
 #include "pagesim/workload/registry.h"
@@ -22,30 +23,20 @@ struct UsememSetup {
   uint64_t data_bytes = 0;       // per task, on this host
 };
 
-// A node list as numactl and the kernel's nodelist_parse() read it: numbers and ranges, comma
-// separated ("0", "0,1", "0-3,6"). The nodes as bits, or nothing with `why` set.
+// A node list as numactl and the kernel's nodelist_parse() read it (config::parse_id_list):
+// "0", "0,1", "0-3,6". The nodes as bits, or nothing with `why` set.
 inline std::optional<uint64_t> parse_nodelist(const std::string& list, unsigned nr_nodes, std::string& why) {
-  uint64_t bits = 0;
-  const auto bad = [&](const std::string& what) {
+  const auto refuse = [&](std::string_view what) {
     why = fmt::format("'{}' is not a list of nodes of this machine (0-{}): {}", list, nr_nodes - 1, what);
     return std::nullopt;
   };
-  const auto number = [&](size_t& i, unsigned& out) {
-    const size_t start = i;
-    uint64_t v = 0;
-    while (i < list.size() && list[i] >= '0' && list[i] <= '9') v = std::min<uint64_t>(v * 10 + static_cast<unsigned>(list[i++] - '0'), 1u << 20);
-    out = static_cast<unsigned>(v);
-    return i > start;
-  };
-  for (size_t i = 0; i <= list.size(); ++i) {
-    unsigned lo, hi;
-    if (!number(i, lo)) return bad("a node number is missing");
-    hi = lo;
-    if (i < list.size() && list[i] == '-' && (++i, !number(i, hi))) return bad("a range has no end");
-    if (hi < lo) return bad(fmt::format("the range {}-{} runs backwards", lo, hi));
-    if (hi >= nr_nodes) return bad(fmt::format("node {} does not exist", hi));
-    for (unsigned n = lo; n <= hi; ++n) bits |= uint64_t{1} << n;
-    if (i < list.size() && list[i] != ',') return bad(fmt::format("unexpected '{}'", list[i]));
+  const auto ranges = config::parse_id_list(list);
+  if (!ranges) return refuse("not numbers and ranges, comma separated");
+  if (ranges->empty()) return refuse("no node");
+  uint64_t bits = 0;
+  for (const auto& [lo, hi] : *ranges) {
+    if (hi >= nr_nodes) return refuse(fmt::format("node {} does not exist", hi));
+    for (uint64_t n = lo; n <= hi; ++n) bits |= uint64_t{1} << n;
   }
   return bits;
 }
