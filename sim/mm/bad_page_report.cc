@@ -1,6 +1,7 @@
 // A bad_page() report as the kernel log shows it: bad_page()'s BUG line, dump_page()'s lines
-// (mm/debug.c __dump_page of v5.17, its hex dump of the struct page included) and the reason. Struct-page addresses print as %p does:
-// a 32-bit hash of the address (ptr_to_id; splitmix64 here, siphash there), never the address.
+// (mm/debug.c __dump_page of v5.17, its hex dump of the struct page included) and the reason.
+// Struct-page addresses print as %p does: a 32-bit hash of the address (ptr_to_id; splitmix64
+// here, siphash there), never the address.
 #include <fmt/format.h>
 
 #include <array>
