@@ -38,15 +38,18 @@ cache::CacheGeometry VirtualEngine::geometry_for(const mm::MachineSpec& spec, co
   return g;
 }
 
+RangePrices::RangePrices(const vt::MachineModel& model) {
+  for (unsigned o = 0; o < cache::kNumOutcomes; ++o) {
+    overlapped[o] = model.latency(static_cast<cache::Outcome>(o)) / model.mlp;
+    streamed[o] = model.latency(static_cast<cache::Outcome>(o)) / model.stream_mlp;
+  }
+}
+
 VirtualEngine::VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOptions opt, std::unique_ptr<SchedPolicy> policy)
-    : m_(m), model_(std::move(model)), opt_(opt), policy_(std::move(policy)),
+    : m_(m), model_(std::move(model)), prices_(model_), opt_(opt), policy_(std::move(policy)),
       // The report reads the cache model's counts by outcome, kind, site and lock, never per line.
       cache_(geometry_for(m.spec(), model_), cache::PerLineContention::dropped),
-      stacks_(std::make_unique<FiberStackPool>(kStackBytes)), locks_(kNrLockIds), traffic_(model_) {
-  for (unsigned o = 0; o < cache::kNumOutcomes; ++o) {
-    overlapped_ps_[o] = model_.latency(static_cast<cache::Outcome>(o)) / model_.mlp;
-    streamed_ps_[o] = model_.latency(static_cast<cache::Outcome>(o)) / model_.stream_mlp;
-  }
+      stacks_(std::make_unique<FiberStackPool>(kStackBytes)), locks_(model_), traffic_(model_) {
   if (opt_.sched.parent_cpu >= m.nr_cpus())
     throw InputError(fmt::format("virtual engine: the parent CPU {} is not one of the {} vCPUs", opt_.sched.parent_cpu, m.nr_cpus()));
   // vCPU c of node n is the model's CPU n * (cores * threads) + its index within the node:
@@ -171,7 +174,7 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
     if (!tasks_[i]->done_) stuck.push_back(i);
   ready_.clear();
   for (unsigned i : stuck) tasks_[i]->self_ = ctx::fiber();
-  for (LockState& s : locks_) s.waiters.clear(), s.held = false;
+  locks_.abandon();
   for (Runqueues::Cpu& c : rq_.cpus) c.curr = -1, c.queued.clear();
   barrier_waiting_.clear();
   if (error_) std::rethrow_exception(error_);

@@ -42,11 +42,12 @@
 #include "pagesim/exec/exec.h"
 #include "pagesim/exec/stop.h"
 #include "pagesim/exec/lock_stat_table.h"
+#include "pagesim/engine/virtual/lock_queues.h"
 #include "pagesim/engine/virtual/ready_queue.h"
 #include "pagesim/engine/virtual/sched.h"
+#include "pagesim/engine/virtual/traffic_timeline.h"
 #include "pagesim/mm/machine.h"
 #include "pagesim/vt/machine_model.h"
-#include "pagesim/vt/memory_traffic.h"
 
 namespace pagesim {
 
@@ -60,6 +61,13 @@ struct VirtualOptions {
 
 class VirtualEngine;
 class FiberStackPool;  // sim/engine/virtual/fiber_stack.h
+
+// What access_range charges per line, by outcome: the machine model's latency / mlp, and
+// / stream_mlp under the L2 streamer (the same integer quotients, without a division per access).
+struct RangePrices {
+  explicit RangePrices(const vt::MachineModel& model);
+  std::array<ps_t, cache::kNumOutcomes> overlapped{}, streamed{};
+};
 
 // One task and the vCPU it runs on: the Exec of the model code that the task executes.
 class VirtualCpu {
@@ -172,7 +180,14 @@ class VirtualCpu {
   void schedule_point();
 
   static constexpr unsigned kMaxDepth = 4;
+  // The engine's parts a task uses: the fibers, causality and scheduler (eng_), the machine
+  // model and the prices derived from it, the cache model, the lock queues, the memory traffic.
   VirtualEngine* eng_;
+  const vt::MachineModel& model_;
+  const RangePrices& prices_;
+  cache::CacheModel& cache_;
+  LockQueues& locks_;
+  TrafficTimeline& traffic_;
   unsigned task_;
   unsigned cpu_ = 0, node_ = 0, model_cpu_ = 0;
   ps_t clock_ = 0;
@@ -224,7 +239,7 @@ class VirtualEngine {
   mm::Machine& machine() { return m_; }
   const vt::MachineModel& model() const { return model_; }
   // The memory model's requesters at `now`; workloads add their store loops to it.
-  vt::MemoryTraffic& memory(ps_t now) { return traffic_at(now); }
+  vt::MemoryTraffic& memory(ps_t now) { return traffic_.at(now); }
   cache::CacheModel& cache() { return cache_; }
   SchedPolicy& policy() { return *policy_; }
   const VirtualOptions& options() const { return opt_; }
@@ -250,26 +265,6 @@ class VirtualEngine {
 
  private:
   friend class VirtualCpu;
-  struct Waiter {
-    unsigned task;
-    ps_t arrival;
-  };
-  struct LockState {
-    bool held = false;
-    LockOwner owner;
-    std::deque<Waiter> waiters;  // FIFO in virtual arrival order
-    // The lock word's line: free for the next transfer at `line_free`, last written on socket
-    // `line_node` (-1: nobody yet). Arrivals' RMWs and handoffs queue for it one at a time.
-    ps_t line_free = 0;
-    int line_node = -1;
-    unsigned line_owner(unsigned otherwise) const { return line_node < 0 ? otherwise : static_cast<unsigned>(line_node); }
-  };
-  struct ClearInterval {
-    ps_t start, end;
-    unsigned cpu_node, page_node;
-    double lines_in_flight;
-    bool counted;  // in traffic_ now
-  };
   using Key = ReadyQueue::Key;  // (clock, task id)
 
   void make_ready(VirtualCpu& t) { ready_.push({t.clock_, t.task_}); }
@@ -281,6 +276,11 @@ class VirtualEngine {
   }
   void sync_slow(VirtualCpu& t);  // only from sync(), once its fast test has failed
   void block(VirtualCpu& t);  // switch to the scheduler without being runnable
+  // A task blocked on a lock gets it at `at` (LockQueues::release): runnable from then on.
+  void grant(const LockQueues::Grant& g) {
+    tasks_[g.task]->clock_ = g.at;
+    make_ready(*tasks_[g.task]);
+  }
   void yield(VirtualCpu& t);  // runnable again at its clock
   // yield() without the scheduler fiber: t goes back in the queue and the earliest task is
   // resumed straight from t's stack. Only when the scheduler would do just that (no tick due).
@@ -298,18 +298,10 @@ class VirtualEngine {
   bool enqueue(VirtualCpu& t, ps_t now);  // true: it got the CPU and is runnable
   void dispatch(unsigned cpu, ps_t now);
   void tick();
-  LockState& lock_state(uint32_t id) { return locks_[id]; }
-  // The memory traffic as it is at `now`: the clears running then (memory_traffic.cc).
-  vt::MemoryTraffic& traffic_at(ps_t now);
-  // What a DRAM miss homed on `node` pays over the idle latency at `now`: its controller's
-  // queueing delay under every requester present then.
-  ps_t dram_extra_ps(unsigned node, ps_t now);
 
   mm::Machine& m_;
   vt::MachineModel model_;
-  // model_.latency(o) / mlp and / stream_mlp, per outcome: what access_range charges per line
-  // (the same integer quotients, without a division per access).
-  std::array<ps_t, cache::kNumOutcomes> overlapped_ps_{}, streamed_ps_{};
+  RangePrices prices_;
   VirtualOptions opt_;
   std::unique_ptr<SchedPolicy> policy_;
   cache::CacheModel cache_;
@@ -318,7 +310,7 @@ class VirtualEngine {
   std::vector<std::unique_ptr<VirtualCpu>> tasks_;
   ReadyQueue ready_;
   unsigned current_ = 0;  // the running task: whose continuation a switch back to run() returns
-  std::vector<LockState> locks_;
+  LockQueues locks_;
   std::vector<unsigned> barrier_waiting_;
   BarrierKind barrier_kind_ = BarrierKind::plain;
   Runqueues rq_;
@@ -328,11 +320,7 @@ class VirtualEngine {
   unsigned live_ = 0;
   uint64_t slack_accesses_ = 0;
   uint64_t causality_yields_ = 0;
-  vt::MemoryTraffic traffic_;  // store loops and clears, in one closed loop per node
-  std::vector<ClearInterval> clears_;  // started, not yet ended and taken out of traffic_
-  // The span of virtual time over which traffic_ holds the clears that run: no clear starts
-  // or ends inside it, so traffic_at() has nothing to do there (every DRAM miss asks).
-  ps_t clears_from_ = 0, clears_until_ = 0;
+  TrafficTimeline traffic_;  // store loops and clears, in one closed loop per node
   std::exception_ptr error_;
 };
 
