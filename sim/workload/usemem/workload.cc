@@ -185,7 +185,6 @@ void add_numa_passes(const NumaBalancingStats& nb, const std::vector<std::vector
 // model, clearing and the store loop charged analytically (the memory model), munmap.
 void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
   using E = VirtualCpu;
-  VirtualEngine& eng = d.engine();
   mm::Machine& machine = d.machine();
   const UsememSetup s = usemem_setup(machine, params, d.nr_cpus(), d.seed(), d.short_mode(), true);
   const unsigned n = s.nr_task, nodes = machine.nr_nodes();
@@ -213,7 +212,7 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
       UsememTaskResult& tr = task.result();
       auto& st = tr.start;
       forked[it][ex.task()] = t_start;
-      st.fork_node = static_cast<int>(eng.runqueues().task_home[ex.task()]);
+      st.fork_node = static_cast<int>(d.runqueues().task_home[ex.task()]);
       st.wake_node = wake_node(ex, t_start, machine);
       recorded_mmap(ex, h, task, t_start);
       const ps_t f0 = ex.clock();
@@ -231,22 +230,22 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
         mine.stores = s.task.size / 8;  // do_rw_once, random: SIZE/8 8-byte stores
         mine.pages_per_node = tr.fault_node_pages;
         mine.node = ex.node();  // where it runs now; the loop itself may move it
-        mine.cpu_share = 1.0 / eng.runqueues().nr_running(ex.cpu());
+        mine.cpu_share = 1.0 / d.runqueues().nr_running(ex.cpu());
       }
       ex.rendezvous();  // every task has faulted; clocks are untouched
       if (!L.result) {
-        L.result = vt::store_loop(eng.model(), L.tasks);
-        eng.cache().flush_all();  // the 63 GiB random footprint flushes every cache
+        L.result = vt::store_loop(d.model(), L.tasks);
+        d.flush_caches();  // the 63 GiB random footprint flushes every cache
         for (unsigned node = 0; node < nodes; ++node) L.surplus_node.push_back(machine.hstate().surplus_huge_pages_node[node]);
       }
       if (!tr.failed) {
         // do_rw_once, each slice at the latencies of where every loop runs at that moment.
         tr.store_node_ps = ex.run_user(mine.stores, [&](unsigned node) {
-          vt::MemoryTraffic& mem = eng.memory(ex.clock());
-          mem.set_loop(ex.task(), node, 1.0 / std::max(1u, eng.runqueues().nr_running(ex.cpu())), tr.fault_node_pages);
+          vt::MemoryTraffic& mem = d.memory(ex.clock());
+          mem.set_loop(ex.task(), node, 1.0 / std::max(1u, d.runqueues().nr_running(ex.cpu())), tr.fault_node_pages);
           return mem.store_ps(ex.task());
         });
-        eng.memory(ex.clock()).leave_loop(ex.task());
+        d.memory(ex.clock()).leave_loop(ex.task());
         ps_t loop = 0;
         double remote = 0;
         for (unsigned node = 0; node < nodes; ++node) loop += tr.store_node_ps[node];
@@ -275,10 +274,10 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
   });
 
   auto& m = r.metrics;
-  if (const NumaBalancingStats* nb = eng.policy().numa_stats()) add_numa_passes(*nb, forked, results);
+  if (const NumaBalancingStats* nb = d.numa_stats()) add_numa_passes(*nb, forked, results);
   usemem_metrics(results, nodes, r, true);
   for (unsigned t = 0; t < n && t < r.tasks.size(); ++t)
-    for (const VirtualCpu::Placement& p : eng.task(t).placements()) r.tasks[t].timeline.push_back({p.at / 1000, p.cpu});
+    for (const VirtualCpu::Placement& p : d.placements(t)) r.tasks[t].timeline.push_back({p.at / 1000, p.cpu});
   m["size_bytes"] = static_cast<double>(s.task.size);
   m["nr_task"] = n;
   for (size_t it = 0; it < loops.size(); ++it)
@@ -294,7 +293,7 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
   for (size_t it = 0; it < surp_after_mmap.size(); ++it)
     for (size_t node = 0; node < surp_after_mmap[it].size(); ++node)
       m[fmt::format("hugepages_surp_after_mmap_node{}_it{}", node, it)] = static_cast<double>(surp_after_mmap[it][node]);
-  m["memory_model_solves"] = static_cast<double>(eng.memory(eng.now()).solves());
+  m["memory_model_solves"] = static_cast<double>(d.memory(d.latest_clock()).solves());
   // perf-profile's __mmap: the reservations' share of all vCPU time (spinning included); the
   // engine reports the rest of the profile.
   double mmap_s = 0;
