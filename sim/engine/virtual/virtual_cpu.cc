@@ -25,7 +25,7 @@ bool clean_miss(cache::Outcome o) {
 }  // namespace
 
 VirtualCpu::VirtualCpu(VirtualEngine& eng, unsigned task)
-    : eng_(&eng), model_(eng.model_), prices_(eng.prices_), cache_(eng.cache_), locks_(eng.locks_), traffic_(eng.traffic_),
+    : eng_(&eng), sched_(eng.sched_), model_(eng.model_), prices_(eng.prices_), cache_(eng.cache_), locks_(eng.locks_), traffic_(eng.traffic_),
       task_(task) {}
 
 void VirtualCpu::place(unsigned cpu, ps_t at) {
@@ -33,7 +33,7 @@ void VirtualCpu::place(unsigned cpu, ps_t at) {
   cpu_ = cpu;
   node_ = eng_->machine().cpu_to_node(cpu);
   model_cpu_ = eng_->model_cpu(cpu);
-  eng_->rq_.task_cpu[task_] = cpu;
+  sched_.placed(task_, cpu);
 }
 
 LockContext VirtualCpu::context() const {
@@ -67,9 +67,9 @@ void VirtualCpu::access(const Line& line, AccessKind kind, Site site) {
   site_ps_[static_cast<unsigned>(site)] += d;
 }
 
-ps_t VirtualCpu::forked_at() const { return eng_->rq_.task_forked[task_]; }
+ps_t VirtualCpu::forked_at() const { return sched_.runqueues().task_forked[task_]; }
 
-ps_t VirtualCpu::parent_start_time() const { return eng_->rq_.forks_began; }
+ps_t VirtualCpu::parent_start_time() const { return sched_.runqueues().forks_began; }
 
 void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, AccessKind kind, Site site) {
   if (n == 1) return access(first, kind, site);
@@ -201,28 +201,7 @@ void VirtualCpu::sys_exit() {
 void VirtualCpu::cond_resched(Site) {
   check_may_schedule("cond_resched");
   sync();
-  schedule_point();
-}
-
-void VirtualCpu::schedule_point() {
-  if (pending_cpu_ >= 0) {
-    const auto to = static_cast<unsigned>(pending_cpu_);
-    pending_cpu_ = -1;
-    if (to == cpu_) return;
-    eng_->leave_cpu(*this);
-    place(to, clock_);
-    nr_migrations_++;
-    clock_ += eng_->opt_.sched.switch_cost_ps;
-    eng_->enter_cpu(*this);
-    return;
-  }
-  Runqueues::Cpu& c = eng_->rq_.cpus[cpu_];
-  const ps_t slice = eng_->policy_->slice(eng_->rq_.nr_running(cpu_));
-  if (!slice || c.queued.empty() || clock_ - c.curr_since < slice) return;
-  nr_invol_++;  // check_preempt_tick: the slice is used up and others wait
-  eng_->leave_cpu(*this);
-  c.queued.push_back(task_);
-  eng_->block(*this);  // dispatch() gives the CPU back
+  sched_.schedule_point(*this);
 }
 
 std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::vector<double>& ps_per_unit) {
@@ -231,11 +210,9 @@ std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::vector<double>
 
 std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::function<double(unsigned node)>& ps_per_unit) {
   std::vector<ps_t> on(eng_->machine().nr_nodes(), 0);
-  const SchedPolicy& policy = *eng_->policy_;
   double left = static_cast<double>(units);
   while (left > 0) {
-    const ps_t chunk = policy.tick_period() ? std::max(policy.slice(eng_->rq_.nr_running(cpu_)), policy.tick_period())
-                                            : eng_->opt_.sched.tick_ps;
+    const ps_t chunk = sched_.user_slice(cpu_);
     const double per = ps_per_unit(node_);
     const double all = left * per;
     ps_t dt = static_cast<ps_t>(std::ceil(all));
@@ -246,7 +223,7 @@ std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::function<doubl
     on[node_] += dt;
     if (left > 0) {
       sync();
-      schedule_point();
+      sched_.schedule_point(*this);
     }
   }
   return on;
@@ -254,15 +231,20 @@ std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::function<doubl
 
 void VirtualCpu::barrier() {
   check_may_schedule("barrier");
-  eng_->barrier(*this, VirtualEngine::BarrierKind::plain);
+  sched_.barrier(*this, Scheduler::BarrierKind::plain);
+  sync();
 }
 
 void VirtualCpu::start_barrier() {
   check_may_schedule("start_barrier");
-  eng_->barrier(*this, VirtualEngine::BarrierKind::start);
+  sched_.barrier(*this, Scheduler::BarrierKind::start);
+  sync();
 }
 
-void VirtualCpu::rendezvous() { eng_->barrier(*this, VirtualEngine::BarrierKind::rendezvous); }
+void VirtualCpu::rendezvous() {
+  sched_.barrier(*this, Scheduler::BarrierKind::rendezvous);
+  sync();
+}
 
 void VirtualCpu::clear_huge_page(unsigned page_node, vt::ClearMode mode) {
   sync();
