@@ -17,6 +17,10 @@
 // the next MCS node write, same or cross socket). Spinning is busy time: it stays in the
 // task's clock, so it counts as system time inside sys_enter/sys_exit.
 //
+// The engine keeps the fibers, the causality check and the run loop; its parts have their own
+// contracts: the scheduler core (scheduler.h), the lock queues (lock_queues.h) and the memory
+// traffic along virtual time (traffic_timeline.h). VirtualCpu reaches each part directly.
+//
 // Example:
 //   VirtualEngine eng(machine, vt::load_machine_model(vt::default_machine_file()));
 //   eng.run(machine.nr_cpus(), [&](VirtualCpu& ex) {
