@@ -83,7 +83,7 @@ void Scheduler::release_barrier() {
         rq_.task_asleep[id] = false;
         c.pending_cpu_ = -1;
         const unsigned cpu = policy_->wake(rq_, id, c.cpu_, c.cpu_, false, t);
-        if (cpu != c.cpu_) c.place(cpu, t), c.nr_migrations_++;
+        if (cpu != c.cpu_) move(c, cpu, t);
         if (enqueue(c, t)) tasks_.make_ready(c);
       }
       break;
@@ -107,7 +107,7 @@ void Scheduler::fork_all(const std::vector<unsigned>& ids, ps_t now, bool childr
   rq_.forks_began = now;  // the parent's gettimeofday() before its fork loop
   for (unsigned id : ids) {
     VirtualCpu& c = tasks_.task(id);
-    c.place(policy_->fork(rq_, id, params_.parent_cpu, now), now);
+    place(c, policy_->fork(rq_, id, params_.parent_cpu, now), now);
     c.clock_ = now;
     c.pending_cpu_ = -1;
     rq_.task_home[id] = c.node_;
@@ -131,9 +131,19 @@ void Scheduler::wake_one(unsigned id, unsigned waker_cpu, ps_t now) {
   VirtualCpu& c = tasks_.task(id);
   rq_.task_asleep[id] = false;
   const unsigned cpu = policy_->wake(rq_, id, c.cpu_, waker_cpu, true, now);
-  if (cpu != c.cpu_) c.place(cpu, now), c.nr_migrations_++;
+  if (cpu != c.cpu_) move(c, cpu, now);
   c.clock_ = now + params_.switch_cost_ps;
   if (enqueue(c, c.clock_)) tasks_.make_ready(c);
+}
+
+void Scheduler::place(VirtualCpu& t, unsigned cpu, ps_t at) {
+  t.place(cpu, at);
+  rq_.task_cpu[t.task_] = cpu;
+}
+
+void Scheduler::move(VirtualCpu& t, unsigned cpu, ps_t at) {
+  place(t, cpu, at);
+  t.nr_migrations_++;
 }
 
 bool Scheduler::enqueue(VirtualCpu& t, ps_t now) {
@@ -179,7 +189,7 @@ void Scheduler::dispatch(unsigned cpu, ps_t now) {
   if (c.curr >= 0 || c.queued.empty()) return;
   VirtualCpu& n = tasks_.task(c.queued.front());
   c.queued.pop_front();
-  if (n.cpu_ != cpu) n.place(cpu, std::max(n.clock_, now)), n.nr_migrations_++;
+  if (n.cpu_ != cpu) move(n, cpu, std::max(n.clock_, now));
   n.clock_ = std::max(n.clock_, now) + params_.switch_cost_ps;
   c.curr = static_cast<int>(n.task_);
   c.curr_since = n.clock_;
@@ -201,8 +211,7 @@ void Scheduler::schedule_point(VirtualCpu& t) {
     t.pending_cpu_ = -1;
     if (to == t.cpu_) return;
     leave_cpu(t);
-    t.place(to, t.clock_);
-    t.nr_migrations_++;
+    move(t, to, t.clock_);
     t.clock_ += params_.switch_cost_ps;
     enter_cpu(t);
     return;

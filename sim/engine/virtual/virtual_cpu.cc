@@ -33,7 +33,6 @@ void VirtualCpu::place(unsigned cpu, ps_t at) {
   cpu_ = cpu;
   node_ = eng_->machine().cpu_to_node(cpu);
   model_cpu_ = eng_->model_cpu(cpu);
-  sched_.placed(task_, cpu);
 }
 
 LockContext VirtualCpu::context() const {

@@ -68,7 +68,6 @@ class Scheduler {
   // slice or tick, or one tick (SchedParams::tick_ps) under a policy without ticks.
   ps_t user_slice(unsigned cpu) const;
   void finished(VirtualCpu& t);  // t returned: it leaves its CPU for good
-  void placed(unsigned task, unsigned cpu) { rq_.task_cpu[task] = cpu; }
 
   // --- observation ---
   const Runqueues& runqueues() const { return rq_; }
@@ -80,6 +79,8 @@ class Scheduler {
   void release_barrier();
   void fork_all(const std::vector<unsigned>& ids, ps_t now, bool children_sleep);
   void wake_one(unsigned id, unsigned waker_cpu, ps_t now);
+  void place(VirtualCpu& t, unsigned cpu, ps_t at);  // at fork: t runs on `cpu` from `at`
+  void move(VirtualCpu& t, unsigned cpu, ps_t at);   // a migration
   // Run queues: a task needs its CPU (it may queue and block), leaves it (the next queued
   // task is dispatched), or is put there by a wake-up or a balancer.
   void enter_cpu(VirtualCpu& t);
