@@ -51,6 +51,16 @@ struct Fixture {
   Scheduler sched;
 };
 
+// Two tasks on two vCPUs, started, then at clocks 500 and 300 (nothing made ready since).
+struct TwoTasks : Fixture {
+  TwoTasks() : Fixture(2, 2) {
+    sched.start_run(2, 0);
+    sw.ready.clear();
+    task(0).advance(500);
+    task(1).advance(300);
+  }
+};
+
 TEST(Scheduler, ATaskBeyondTheVcpusQueuesAndRunsWhenItsCpuIsFreed) {
   Fixture f(2, 3);
   f.sched.start_run(3, 0);
@@ -71,11 +81,7 @@ TEST(Scheduler, ATaskBeyondTheVcpusQueuesAndRunsWhenItsCpuIsFreed) {
 }
 
 TEST(Scheduler, ARendezvousReleasesAtTheLastArrivalInClockOrderWithClocksUntouched) {
-  Fixture f(2, 2);
-  f.sched.start_run(2, 0);
-  f.sw.ready.clear();
-  f.task(0).advance(500);
-  f.task(1).advance(300);
+  TwoTasks f;
   f.sched.barrier(f.task(0), Scheduler::BarrierKind::rendezvous);
   EXPECT_EQ(f.sw.blocked, (std::vector<unsigned>{0}));
   EXPECT_TRUE(f.sw.ready.empty());  // task 1 has not arrived
@@ -87,11 +93,7 @@ TEST(Scheduler, ARendezvousReleasesAtTheLastArrivalInClockOrderWithClocksUntouch
 }
 
 TEST(Scheduler, APlainBarrierWakesEveryTaskAtTheLatestArrival) {
-  Fixture f(2, 2);
-  f.sched.start_run(2, 0);
-  f.sw.ready.clear();
-  f.task(0).advance(500);
-  f.task(1).advance(300);
+  TwoTasks f;
   f.sched.barrier(f.task(1), Scheduler::BarrierKind::plain);
   f.sched.barrier(f.task(0), Scheduler::BarrierKind::plain);
   EXPECT_EQ(f.sw.ready, (std::vector<unsigned>{0, 1}));  // task order
@@ -102,8 +104,7 @@ TEST(Scheduler, APlainBarrierWakesEveryTaskAtTheLatestArrival) {
 }
 
 TEST(Scheduler, RefusesTwoKindsOfBarrierAtOnce) {
-  Fixture f(2, 2);
-  f.sched.start_run(2, 0);
+  TwoTasks f;
   f.sched.barrier(f.task(0), Scheduler::BarrierKind::plain);
   EXPECT_THROW(f.sched.barrier(f.task(1), Scheduler::BarrierKind::rendezvous), ModelError);
 }
