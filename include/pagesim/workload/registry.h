@@ -24,10 +24,7 @@ struct Args {
   uint64_t warmup_ops = 0;       // the scenario's warm-up, in the workload's own unit
 };
 
-// A parameter value that the machine or the engine rules out: the parameter and why.
-struct ParamProblem {
-  std::string param, message;
-};
+using config::ParamProblem;  // a parameter value that the machine or the engine rules out
 
 struct WorkloadInfo {
   std::string name;
