@@ -44,8 +44,8 @@ struct RunInput {
   run::RunResult& result;
   StopRequest stop = {};           // checked at the engines' safe points (exec/stop.h)
   std::function<void(const RunProgress&)> progress = {};  // may be empty
-  // Virtual engine: checks the workload's parameters against the machine model it loaded,
-  // before any task runs (WorkloadInfo::check_model); may be empty.
+  // Virtual engine: checks the workload's parameters against `model`, before any task runs
+  // (WorkloadInfo::check_model); may be empty.
   std::function<void(const vt::MachineModel&)> check_model = {};
 };
 
