@@ -89,8 +89,8 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
   sc.params = wl.params;
   if (const Node* e = m.get("engine")) read_engine(*e, opt, sc);
   // A workload that measures the host runs on the host engines only (WorkloadInfo::engines).
-  const uint8_t engine_bit = sc.engine == "uniprocessor" ? run::kUniprocessor : sc.engine == "native" ? run::kNative
-                             : sc.engine == "virtual"    ? run::kVirtual : 0;
+  const engine::EngineInfo* info = engine::find_engine(sc.engine);
+  const uint8_t engine_bit = info ? info->bit : 0;
   if (engine_bit && !(wl.engines & engine_bit)) {
     const Node* e = m.get("engine");
     const Node* name = e && e->kind == Node::Kind::map ? e->find("name") : e;

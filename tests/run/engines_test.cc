@@ -43,6 +43,16 @@ std::string other_value(const config::ParamSpec& o) {
   return "";
 }
 
+TEST(Engines, DeclarationsAreComplete) {
+  for (const engine::EngineInfo& e : engine::registered_engines()) {
+    EXPECT_FALSE(e.description.empty()) << e.name;
+    EXPECT_EQ(engine_mask_names(e.bit), e.name);  // the bit workloads and metrics name it by
+    EXPECT_TRUE(e.run) << e.name;
+    for (const config::ParamSpec& o : e.options) EXPECT_FALSE(o.description.empty()) << e.name << "." << o.name;
+  }
+  EXPECT_EQ(engine_names(), (std::vector<std::string>{"uniprocessor", "native", "virtual"}));  // engines.def's order
+}
+
 TEST(Engines, OptionsAreReadIntoTheDeclaredTypes) {
   const scenario::ScenarioSet set = load(std::string(kSmall) + "engine: {name: virtual, sched: cfs, balance_window: 2ms, slack_ns: 5}\n");
   const config::Params& o = set.front().engine_options;

@@ -5,6 +5,7 @@
 // from its default that the chosen engine does not declare (ignored-engine-key).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@ namespace pagesim::engine {
 struct EngineInfo {
   std::string name;
   std::string description;
+  uint8_t bit = 0;  // its run::EngineMask bit, by which workloads and metrics name the engines they run on
   // Its `engine:` keys. An option name is declared by one engine only: a scenario's options hold
   // every engine's (RunInput::options), and each engine reads its own.
   std::vector<config::ParamSpec> options;

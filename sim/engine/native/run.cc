@@ -90,6 +90,7 @@ EngineInfo native_engine() {
   EngineInfo e{
       "native",
       "one OS thread per CPU, real locks and memory; lock_stat, IRQ-off times, host timings",
+      run::kNative,
       {
           {"lock", ParamType::choice, std::string("qspinlock"), {}, {}, {"qspinlock", "ticket", "mutex"}, "the zone and hugetlb locks' implementation"},
           {"pin", ParamType::boolean, false, {}, {}, {}, "pin CPU i's thread to host CPU i % host CPUs"},

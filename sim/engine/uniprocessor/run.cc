@@ -40,8 +40,8 @@ void run_uniprocessor(const RunInput& in, const Program& program) {
 }
 
 EngineInfo uniprocessor_engine() {
-  return {"uniprocessor", "one host thread plays every CPU in turn; deterministic; access counts, no timing model", {},
-          run_uniprocessor};
+  return {"uniprocessor", "one host thread plays every CPU in turn; deterministic; access counts, no timing model",
+          run::kUniprocessor, {}, run_uniprocessor};
 }
 
 }  // namespace pagesim::engine

@@ -28,6 +28,7 @@ EngineInfo virtual_engine() {
   EngineInfo e{
       "virtual",
       "tasks as fibers on virtual CPUs, one host thread; deterministic virtual time from a machine file",
+      run::kVirtual,
       {
           {"machine_file", ParamType::string, std::string(), {}, {}, {},
            "the machine model: a path (from the working directory, then beside the scenario) or a shipped machine file's "
