@@ -14,6 +14,15 @@
 namespace pagesim::workload {
 namespace {
 
+// A 2-node machine running usemem with `params` (a YAML flow map), loaded as `pagesim` loads it.
+scenario::ScenarioSet load_usemem(const std::string& params) {
+  scenario::LoadOptions opt;
+  opt.engines = run::engine_names();
+  return scenario::load_string("machine: {nodes: 2, cpus_per_node: 2, memory_per_node: 256M}\n"
+                               "workload: {name: usemem, params: " + params + "}\n",
+                               "u.yaml", opt);
+}
+
 std::optional<uint64_t> nodes(const std::string& list, unsigned nr_nodes = 4) {
   std::string why;
   return parse_nodelist(list, nr_nodes, why);
@@ -41,13 +50,8 @@ TEST(UsememPolicyNodes, MalformedListsAreRefused) {
 }
 
 TEST(UsememPolicyNodes, ScenarioLoadNamesTheKeyAndItsPosition) {
-  const std::string yaml =
-      "machine: {nodes: 2, cpus_per_node: 2, memory_per_node: 256M}\n"
-      "workload: {name: usemem, params: {mempolicy: bind, policy_nodes: '12'}}\n";
-  scenario::LoadOptions opt;
-  opt.engines = run::engine_names();
   try {
-    scenario::load_string(yaml, "u.yaml", opt);
+    load_usemem("{mempolicy: bind, policy_nodes: '12'}");
     ADD_FAILURE() << "policy_nodes '12' accepted on 2 nodes";
   } catch (const InputError& e) {
     const std::string msg = e.what();
@@ -81,12 +85,7 @@ TEST(UsememChoices, EachDeclaredChoiceReadsAsItsEnum) {
 }
 
 TEST(UsememChoices, ALoadedScenarioReadsAsTheEnums) {
-  const std::string yaml =
-      "machine: {nodes: 2, cpus_per_node: 2, memory_per_node: 256M}\n"
-      "workload: {name: usemem, params: {mempolicy: interleave, clear_huge_page: multi_page}}\n";
-  scenario::LoadOptions opt;
-  opt.engines = run::engine_names();
-  const UsememChoices c = usemem_choices(scenario::load_string(yaml, "u.yaml", opt).front().params);
+  const UsememChoices c = usemem_choices(load_usemem("{mempolicy: interleave, clear_huge_page: multi_page}").front().params);
   EXPECT_EQ(c.mempolicy, mm::MpolMode::interleave);
   EXPECT_EQ(c.clear_huge_page, vt::ClearMode::multi_page);
 }
