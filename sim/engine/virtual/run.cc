@@ -1,4 +1,4 @@
-// The virtual engine's runs: builds the VirtualEngine from the machine file and the scheduler
+// The virtual engine's runs: builds the VirtualEngine from the scenario's machine model and the scheduler
 // policy, runs the workload through its driver, then reports what the engine measured.
 // Every time here is virtual (picoseconds from the machine model), never the host clock.
 #include <fmt/format.h>
