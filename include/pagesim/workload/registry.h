@@ -24,10 +24,7 @@ struct Args {
   uint64_t warmup_ops = 0;       // the scenario's warm-up, in the workload's own unit
 };
 
-// A parameter value that the machine or the engine rules out: the parameter and why.
-struct ParamProblem {
-  std::string param, message;
-};
+using config::ParamProblem;  // a parameter value that the machine or the engine rules out
 
 struct WorkloadInfo {
   std::string name;
@@ -42,8 +39,8 @@ struct WorkloadInfo {
   std::function<std::optional<ParamProblem>(const config::Params&, const mm::MachineSpec&, const std::string& engine,
                                             const std::string& source)>
       check;
-  // Optional, virtual engine: checks the parameters against the machine file, before any run
-  // (run::preflight, so `pagesim validate` too) and as each run loads it; throws InputError
+  // Optional, virtual engine: checks the parameters against the machine file's model, before any
+  // run (run::preflight, so `pagesim validate` too) and as each run starts; throws InputError
   // naming the machine file's key and the scenario `source`'s.
   std::function<void(const config::Params&, const vt::MachineModel&, const std::string& source)> check_model;
   // The metric a reader looks at first (one of `metrics`): the comparison table's first row.
