@@ -7,12 +7,16 @@
 
 #include "../summaries.h"
 #include "cache_replay.h"
+#include "pagesim/engine/engine_metrics.h"
 #include "pagesim/engine/native/driver.h"
 #include "pagesim/error.h"
 
 namespace pagesim::engine {
 
 namespace {
+
+constexpr run::Metric kThreads{"threads", "", run::kNative, "CPU threads", false, true};
+constexpr run::Metric kHostCpus{"host_cpus", "", run::kNative, "the host's CPUs", false, true};
 
 NativeOptions native_options(const EngineOptions& eo, const std::string& source) {
   NativeOptions o;
@@ -38,9 +42,9 @@ void run_native_t(const RunInput& in, const Program& program) {
 
   run::RunResult& r = in.result;
   auto& m = r.metrics;
-  m["elapsed_s"] = d.elapsed_s();
-  m["threads"] = n;
-  m["host_cpus"] = NativeEngine::host_cpus();
+  kElapsedS.set(m, d.elapsed_s());
+  kThreads.set(m, n);
+  kHostCpus.set(m, NativeEngine::host_cpus());
   std::vector<const LockStatTable*> lock_tables;
   IrqOffStat irq;
   AccessCounters acc;
@@ -53,7 +57,7 @@ void run_native_t(const RunInput& in, const Program& program) {
     if (d.hw(c))
       for (const auto& [k, v] : d.hw(c)->read()) r.cache.hw[k] += v;
   }
-  m["sys_s"] = sys_ns / 1e9;
+  kSysS.set(m, sys_ns / 1e9);
   r.locks = summarize_locks(lock_tables);
   summarize_irq_off(irq, m);
   r.cache.model = "off (engine.track: false)";
@@ -87,5 +91,7 @@ void run_native(const RunInput& in, const Program& program) {
   else
     run_native_t<false>(in, program);
 }
+
+std::vector<run::MetricInfo> native_metrics() { return run::metric_infos(kThreads, kHostCpus); }
 
 }  // namespace pagesim::engine
