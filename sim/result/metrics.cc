@@ -47,7 +47,8 @@ std::string fill_parts(std::string_view pattern, const std::vector<std::string>&
     const std::string_view rest = pattern.substr(close + 1);
     const std::string_view follow = rest.substr(0, rest.find('{'));
     if (part.empty() || part.find_first_of("{}") != std::string::npos || (!follow.empty() && part.find(follow) != std::string::npos))
-      throw std::invalid_argument(fmt::format("metric {}: part '{}' does not fit {}", pattern, part, pattern.substr(open, close - open + 1)));
+      throw std::invalid_argument(
+          fmt::format("metric {}: part '{}' does not fit {}", pattern, part, pattern.substr(open, close - open + 1)));
     out += pattern.substr(0, open);
     out += part;
     pattern = rest;

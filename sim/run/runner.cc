@@ -95,7 +95,8 @@ constexpr Metric kPcpRefills{"pcp_refills", "", kAllEngines, "rmqueue_bulk calls
 constexpr Metric kPcpDrains{"pcp_drains", "", kAllEngines, "free_pcppages_bulk calls (vmstat pcp_drain)"};
 constexpr Metric kBadPages{"bad_pages", "", kAllEngines, "bad_page() reports"};
 constexpr Metric kLeakedPages{"leaked_pages", "", kAllEngines, "pages abandoned after a failed check"};
-constexpr Metric kNrFreePagesDrift{"nr_free_pages_drift", "pages", kAllEngines, "leaked pages still counted in NR_FREE_PAGES (the v5.17 bug)"};
+constexpr Metric kNrFreePagesDrift{"nr_free_pages_drift", "pages", kAllEngines,
+                                   "leaked pages still counted in NR_FREE_PAGES (the v5.17 bug)"};
 constexpr Metric kZoneBelowLowWmark{"valid.zone_below_low_wmark", "", kAllEngines,
                                     "1 if an allocation failed the low-watermark pass or a zone ends below it", false, true};
 constexpr Metric kSlowpathEntered{"valid.slowpath_entered", "", kAllEngines, "__alloc_pages_slowpath entries", false, true};

@@ -29,9 +29,11 @@ constexpr run::Metric kCausalitySlackAccesses{"causality_slack_accesses", "", ru
                                               "accesses run ahead of the next clock under engine.slack_ns", false, false, true};
 // Under engine.sched: numa, over the whole run.
 constexpr run::MetricPattern<1> kNumaVmstat{"proc-vmstat.numa_{counter}", "", run::kVirtual,
-                                            "NUMA balancing (engine.sched: numa): pte_updates, hint_faults, hint_faults_local, pages_migrated"};
+                                            "NUMA balancing (engine.sched: numa): pte_updates, hint_faults, "
+                                            "hint_faults_local, pages_migrated"};
 constexpr run::MetricPattern<1> kNumaSched{"sched.numa_{event}", "", run::kVirtual,
-                                           "NUMA balancing: scans (task_numa_work passes), task_moves (to an idle CPU), swaps (migrate_swap)"};
+                                           "NUMA balancing: scans (task_numa_work passes), task_moves (to an idle CPU), "
+                                           "swaps (migrate_swap)"};
 
 using E = VirtualCpu;
 
@@ -142,7 +144,8 @@ void run_virtual(const RunInput& in, const Program& program) {
 
 std::vector<run::MetricInfo> virtual_metrics() {
   std::vector<run::MetricInfo> m = run::metric_infos(kVcpus, kModelAccesses, kCausalityYields, kCausalitySlackAccesses);
-  for (const auto& part : {phase_profile_metrics(), run::metric_infos(kNumaVmstat, kNumaSched)}) m.insert(m.end(), part.begin(), part.end());
+  for (const auto& part : {phase_profile_metrics(), run::metric_infos(kNumaVmstat,
+                                                                      kNumaSched)}) m.insert(m.end(), part.begin(), part.end());
   return m;
 }
 

@@ -16,8 +16,10 @@ constexpr run::Metric kIterations{"iterations", "", run::kAllEngines, "loops run
 constexpr run::Metric kAllocs{"allocs", "", run::kAllEngines, "blocks allocated in the measured iterations"};
 constexpr run::Metric kAllocFailures{"alloc_failures", "", run::kAllEngines, "allocations that returned no page"};
 constexpr run::Metric kAllocsPerS{"allocs_per_s", "1/s", run::kThreadedEngines, "allocs / elapsed_s", true};
-constexpr run::Metric kIterationMedianNs{"iteration_median_ns", "ns", run::kThreadedEngines, "LKP's upper median of the per-CPU iteration times", true};
-constexpr run::Metric kIterationStddevPct{"iteration_stddev_pct", "%", run::kThreadedEngines, "population stddev of the iteration times, % of their mean", true};
+constexpr run::Metric kIterationMedianNs{"iteration_median_ns", "ns", run::kThreadedEngines,
+                                         "LKP's upper median of the per-CPU iteration times", true};
+constexpr run::Metric kIterationStddevPct{"iteration_stddev_pct", "%", run::kThreadedEngines,
+                                          "population stddev of the iteration times, % of their mean", true};
 
 // Every CPU: a warm-up, a statistics reset, then timed iterations.
 template <class D>
@@ -103,7 +105,6 @@ class Churn : public ProgramOf<Churn<Thp>> {
 // Both loops: `iterations` per CPU (by default `loops`) of `per_loop` blocks.
 WorkloadInfo churn_workload(std::string name, std::string description, int64_t loops, config::ParamSpec per_loop,
                             std::function<std::unique_ptr<engine::Program>(const Args&)> make) {
-  using run::kAllEngines, run::kThreadedEngines;
   WorkloadInfo w{
       std::move(name),
       std::move(description),

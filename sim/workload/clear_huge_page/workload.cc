@@ -22,12 +22,18 @@ namespace pagesim::workload {
 
 namespace {
 
-constexpr run::Metric kClearGbs{"clear_gbs", "GB/s", run::kAllEngines, "bytes / time of a clearing pass (host engines: the median of the passes)", true};
-constexpr run::Metric kClearGbsStddevPct{"clear_gbs_stddev_pct", "%", run::kUniprocessor | run::kNative, "stddev of the passes' GB/s, % of their mean", true};
-constexpr run::Metric kClearMinS{"clear_min_s", "s", run::kUniprocessor | run::kNative, "the fastest pass's time (seed 002 reports the minimum over its runs)", true};
-constexpr run::Metric kMemsetGbs{"memset_gbs", "GB/s", run::kUniprocessor | run::kNative, "the same passes with memset on the same buffer: the reference", true};
+constexpr run::Metric kClearGbs{"clear_gbs", "GB/s", run::kAllEngines,
+                                "bytes / time of a clearing pass (host engines: the median of the passes)", true};
+constexpr run::Metric kClearGbsStddevPct{"clear_gbs_stddev_pct", "%", run::kUniprocessor | run::kNative,
+                                         "stddev of the passes' GB/s, % of their mean", true};
+constexpr run::Metric kClearMinS{"clear_min_s", "s", run::kUniprocessor | run::kNative,
+                                 "the fastest pass's time (seed 002 reports the minimum over its runs)", true};
+constexpr run::Metric kMemsetGbs{"memset_gbs", "GB/s", run::kUniprocessor | run::kNative,
+                                 "the same passes with memset on the same buffer: the reference", true};
 constexpr run::Metric kClearVsMemset{"clear_vs_memset", "", run::kUniprocessor | run::kNative, "clear_gbs / memset_gbs", true};
-constexpr run::Metric kBytesCleared{"bytes_cleared", "B", run::kAllEngines, "bytes per pass (size in whole huge pages; on the host engines, whole huge pages per CPU)", false, true};
+constexpr run::Metric kBytesCleared{"bytes_cleared", "B", run::kAllEngines,
+                                    "bytes per pass (size in whole huge pages; on the host engines, whole huge pages per CPU)", false,
+                                    true};
 
 using vt::ClearMode, vt::clear_extent, vt::clear_mode_name;
 
@@ -171,7 +177,7 @@ class ClearHugePage : public ProgramOf<ClearHugePage> {
 
 WorkloadInfo clear_huge_page_workload() {
   using config::ParamType;
-  using run::kAllEngines, run::kNative, run::kUniprocessor;
+  using run::kAllEngines;
   WorkloadInfo w{
       "clear_huge_page",
       "seeds 000 and 002: every CPU clears its share of a huge-page buffer (per subpage, multi-page, non-temporal or "

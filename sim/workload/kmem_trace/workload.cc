@@ -275,7 +275,9 @@ WorkloadInfo kmem_trace_workload() {
           {"replicate", ParamType::integer, int64_t{1}, 1, 256, {}, "copies of each traced CPU's stream, each on its own CPU and pfns"},
           {"max_requests", ParamType::integer, int64_t{0}, 0, 1e12, {}, "issue only the trace's first N requests (0: all)"},
       },
-      run::metric_infos(kRequests, kAllocs, kFrees, kAllocFailures, kPretraceFrees, kTracedFailedAllocs, kLateRequests, kFreeWaits, kTraceSpanS, kRequestsPerS, kLatencyMeanNs, kLatencyP50Ns, kLatencyP90Ns, kLatencyP99Ns, kLatencyP999Ns, kLatencyMaxNs),
+      run::metric_infos(kRequests, kAllocs, kFrees, kAllocFailures, kPretraceFrees, kTracedFailedAllocs, kLateRequests, kFreeWaits,
+                        kTraceSpanS, kRequestsPerS, kLatencyMeanNs, kLatencyP50Ns, kLatencyP90Ns, kLatencyP99Ns, kLatencyP999Ns,
+                        kLatencyMaxNs),
       make_program<KmemTrace>,
   };
   w.engines = kBoth;

@@ -21,8 +21,10 @@ namespace pagesim::workload {
 
 namespace {
 
-constexpr run::Metric kInitS{"init_s", "s", run::kUniprocessor | run::kNative, "the initialisation's wall time (all CPUs, first start to last end)", true};
-constexpr run::Metric kSPerTib{"s_per_tib", "s", run::kUniprocessor | run::kNative, "init_s scaled to 1 TiB of simulated memory, the seed's unit", true};
+constexpr run::Metric kInitS{"init_s", "s", run::kUniprocessor | run::kNative,
+                             "the initialisation's wall time (all CPUs, first start to last end)", true};
+constexpr run::Metric kSPerTib{"s_per_tib", "s", run::kUniprocessor | run::kNative,
+                               "init_s scaled to 1 TiB of simulated memory, the seed's unit", true};
 constexpr run::Metric kStructPages{"struct_pages", "", run::kUniprocessor | run::kNative, "struct pages initialised", false, true};
 
 void init_share(mm::Page* pages, uint64_t n, const std::string& method, unsigned nid) {

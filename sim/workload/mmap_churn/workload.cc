@@ -21,9 +21,12 @@ namespace pagesim::workload {
 
 namespace {
 
-constexpr run::Metric kLoopS{"loop_s", "s", run::kUniprocessor | run::kNative, "the loop's wall time, the seed's figure (all CPUs, first start to last end)", true};
-constexpr run::Metric kLoopMedianNs{"loop_median_ns", "ns", run::kUniprocessor | run::kNative, "LKP's upper median of the loop's iteration times", true};
-constexpr run::Metric kLoopStddevPct{"loop_stddev_pct", "%", run::kUniprocessor | run::kNative, "population stddev of the loop's iteration times, % of their mean", true};
+constexpr run::Metric kLoopS{"loop_s", "s", run::kUniprocessor | run::kNative,
+                             "the loop's wall time, the seed's figure (all CPUs, first start to last end)", true};
+constexpr run::Metric kLoopMedianNs{"loop_median_ns", "ns", run::kUniprocessor | run::kNative,
+                                    "LKP's upper median of the loop's iteration times", true};
+constexpr run::Metric kLoopStddevPct{"loop_stddev_pct", "%", run::kUniprocessor | run::kNative,
+                                     "population stddev of the loop's iteration times, % of their mean", true};
 constexpr run::Metric kTouches{"touches", "", run::kUniprocessor | run::kNative, "pages written, over all loops and CPUs", false, true};
 
 struct MmapChurnParams {

@@ -14,23 +14,33 @@ namespace pagesim::workload {
 
 namespace {
 
-constexpr run::Metric kWillItScaleWorkload{"will-it-scale.workload", "1/s", run::kThreadedEngines, "pages written per second, all tasks (the harness's total)", true};
-constexpr run::Metric kWillItScalePerTaskOps{"will-it-scale.per_task_ops", "1/s", run::kThreadedEngines, "workload / tasks (LKP's per_process_ops, per_thread_ops)", true};
-constexpr run::Metric kWillItScaleMinTaskOps{"will-it-scale.min_task_ops", "1/s", run::kThreadedEngines, "the slowest task's pages per second (the harness's min)", true};
-constexpr run::Metric kWillItScaleMaxTaskOps{"will-it-scale.max_task_ops", "1/s", run::kThreadedEngines, "the fastest task's pages per second (the harness's max)", true};
+constexpr run::Metric kWillItScaleWorkload{"will-it-scale.workload", "1/s", run::kThreadedEngines,
+                                           "pages written per second, all tasks (the harness's total)", true};
+constexpr run::Metric kWillItScalePerTaskOps{"will-it-scale.per_task_ops", "1/s", run::kThreadedEngines,
+                                             "workload / tasks (LKP's per_process_ops, per_thread_ops)", true};
+constexpr run::Metric kWillItScaleMinTaskOps{"will-it-scale.min_task_ops", "1/s", run::kThreadedEngines,
+                                             "the slowest task's pages per second (the harness's min)", true};
+constexpr run::Metric kWillItScaleMaxTaskOps{"will-it-scale.max_task_ops", "1/s", run::kThreadedEngines,
+                                             "the fastest task's pages per second (the harness's max)", true};
 constexpr run::Metric kTasks{"tasks", "", run::kThreadedEngines, "will-it-scale tasks run", false, true};
 constexpr run::Metric kLoops{"loops", "", run::kThreadedEngines, "measured loops per task (after the tests' short mode)", false, true};
 constexpr run::Metric kFaults{"faults", "", run::kThreadedEngines, "page faults (pages written) in the measured loops"};
-constexpr run::Metric kDataAllocs{"data_allocs", "", run::kThreadedEngines, "anonymous pages allocated (page_fault1: zeroed; page_fault2: the COW copies)"};
-constexpr run::Metric kCacheAllocs{"cache_allocs", "", run::kThreadedEngines, "page-cache pages allocated (first touch of the file; none once it is cached)"};
+constexpr run::Metric kDataAllocs{"data_allocs", "", run::kThreadedEngines,
+                                  "anonymous pages allocated (page_fault1: zeroed; page_fault2: the COW copies)"};
+constexpr run::Metric kCacheAllocs{"cache_allocs", "", run::kThreadedEngines,
+                                   "page-cache pages allocated (first touch of the file; none once it is cached)"};
 constexpr run::Metric kPtAllocs{"pt_allocs", "", run::kThreadedEngines, "PTE pages allocated (__pte_alloc, one per 512 pages)"};
 constexpr run::Metric kPageFrees{"page_frees", "", run::kThreadedEngines, "pages freed by munmap (data and page tables)"};
 constexpr run::Metric kFailedAllocs{"failed_allocs", "", run::kThreadedEngines, "allocations that returned no page"};
 constexpr run::Metric kTlbIpis{"tlb_ipis", "", run::kThreadedEngines, "TLB-flush IPIs sent (thread mode: to the other threads' CPUs)"};
-constexpr run::Metric kLoopPcpRefills{"loop_pcp_refills", "", run::kThreadedEngines, "pcp refills (rmqueue_bulk) in the measured loops; pcp_refills counts the warm-up too"};
-constexpr run::Metric kLoopPcpDrains{"loop_pcp_drains", "", run::kThreadedEngines, "pcp drains (free_pcppages_bulk) in the measured loops; pcp_drains counts the warm-up too"};
-constexpr run::Metric kSpinAllocPct{"spin_alloc_pct", "%", run::kVirtual, "zone->lock spinning on the allocation path (rmqueue_bulk, rmqueue), % of all vCPU time"};
-constexpr run::Metric kSpinFreePct{"spin_free_pct", "%", run::kVirtual, "zone->lock spinning on the free path (free_pcppages_bulk, free_one_page), % of all vCPU time"};
+constexpr run::Metric kLoopPcpRefills{"loop_pcp_refills", "", run::kThreadedEngines,
+                                      "pcp refills (rmqueue_bulk) in the measured loops; pcp_refills counts the warm-up too"};
+constexpr run::Metric kLoopPcpDrains{"loop_pcp_drains", "", run::kThreadedEngines,
+                                     "pcp drains (free_pcppages_bulk) in the measured loops; pcp_drains counts the warm-up too"};
+constexpr run::Metric kSpinAllocPct{"spin_alloc_pct", "%", run::kVirtual,
+                                    "zone->lock spinning on the allocation path (rmqueue_bulk, rmqueue), % of all vCPU time"};
+constexpr run::Metric kSpinFreePct{"spin_free_pct", "%", run::kVirtual,
+                                   "zone->lock spinning on the free path (free_pcppages_bulk, free_one_page), % of all vCPU time"};
 
 }  // namespace
 
@@ -233,7 +243,7 @@ constexpr PageFaultTest kTests[] = {
 WorkloadInfo page_fault_workload(PfMapping mapping) {
   const PageFaultTest& test = kTests[static_cast<unsigned>(mapping)];
   using config::ParamType;
-  using run::kNative, run::kThreadedEngines, run::kVirtual;
+  using run::kThreadedEngines;
   WorkloadInfo w{
       test.name,
       test.description,
@@ -243,7 +253,9 @@ WorkloadInfo page_fault_workload(PfMapping mapping) {
           {"size", ParamType::size, int64_t{128} << 20, 2 << 20, int64_t{1} << 40, {}, "bytes mapped per loop (MEMSIZE: 128M)"},
           {"loops", ParamType::integer, int64_t{2}, 1, 1e6, {}, "measured loops per task, after one warm-up loop"},
       },
-      run::metric_infos(kWillItScaleWorkload, kWillItScalePerTaskOps, kWillItScaleMinTaskOps, kWillItScaleMaxTaskOps, kTasks, kLoops, kFaults, kDataAllocs, kCacheAllocs, kPtAllocs, kPageFrees, kFailedAllocs, kTlbIpis, kLoopPcpRefills, kLoopPcpDrains, kSpinAllocPct, kSpinFreePct),
+      run::metric_infos(kWillItScaleWorkload, kWillItScalePerTaskOps, kWillItScaleMinTaskOps, kWillItScaleMaxTaskOps, kTasks, kLoops,
+                        kFaults, kDataAllocs, kCacheAllocs, kPtAllocs, kPageFrees, kFailedAllocs, kTlbIpis, kLoopPcpRefills, kLoopPcpDrains,
+                        kSpinAllocPct, kSpinFreePct),
       make_program<PageFault<PfMapping::anon_private>>,
   };
   if (mapping == PfMapping::file_private) w.make = make_program<PageFault<PfMapping::file_private>>;

@@ -8,23 +8,34 @@ namespace pagesim::workload {
 
 namespace {
 
-constexpr run::Metric kThroughputKibS{"throughput_kib_s", "KiB/s", run::kAllEngines, "vm-scalability.throughput: the sum of the tasks' KiB/s, mean over iterations", true};
+constexpr run::Metric kThroughputKibS{"throughput_kib_s", "KiB/s", run::kAllEngines,
+                                      "vm-scalability.throughput: the sum of the tasks' KiB/s, mean over iterations", true};
 constexpr run::Metric kThroughputStddevPct{"throughput_stddev_pct", "%", run::kAllEngines, "its spread over iterations", true};
-constexpr run::Metric kMedianKibS{"median_kib_s", "KiB/s", run::kAllEngines, "vm-scalability.median: the tasks' upper median, mean over iterations", true};
+constexpr run::Metric kMedianKibS{"median_kib_s", "KiB/s", run::kAllEngines,
+                                  "vm-scalability.median: the tasks' upper median, mean over iterations", true};
 constexpr run::Metric kMedianStddevPct{"median_stddev_pct", "%", run::kAllEngines, "its spread over iterations", true};
-constexpr run::Metric kMeanOverMedian{"mean_over_median", "", run::kAllEngines, "the tasks' mean rate over their upper median, mean over iterations", true};
-constexpr run::Metric kFreeTimeS{"free_time_s", "s", run::kAllEngines, "vm-scalability.free_time: mean munmap time per task and iteration", true};
-constexpr run::Metric kReserveTimeS{"reserve_time_s", "s", run::kVirtual, "mean per task and iteration of its mmap, the surplus reservation"};
-constexpr run::Metric kFaultTimeS{"fault_time_s", "s", run::kVirtual, "mean per task and iteration of its fault loop: dequeue and clear_huge_page"};
-constexpr run::Metric kRemoteStoreSharePct{"remote_store_share_pct", "%", run::kAllEngines, "node-store-miss-rate: stores to a page homed on another node than the storing CPU's"};
+constexpr run::Metric kMeanOverMedian{"mean_over_median", "", run::kAllEngines,
+                                      "the tasks' mean rate over their upper median, mean over iterations", true};
+constexpr run::Metric kFreeTimeS{"free_time_s", "s", run::kAllEngines, "vm-scalability.free_time: mean munmap time per task and iteration",
+                                 true};
+constexpr run::Metric kReserveTimeS{"reserve_time_s", "s", run::kVirtual,
+                                    "mean per task and iteration of its mmap, the surplus reservation"};
+constexpr run::Metric kFaultTimeS{"fault_time_s", "s", run::kVirtual,
+                                  "mean per task and iteration of its fault loop: dequeue and clear_huge_page"};
+constexpr run::Metric kRemoteStoreSharePct{"remote_store_share_pct", "%", run::kAllEngines,
+                                           "node-store-miss-rate: stores to a page homed on another node than the storing CPU's"};
 constexpr run::Metric kStores{"stores", "", run::kAllEngines, "8-byte stores issued"};
 constexpr run::Metric kUserS{"user_s", "s", run::kAllEngines, "store-loop time summed over tasks", true};
 constexpr run::Metric kTasksFailed{"tasks_failed", "", run::kAllEngines, "task-iterations whose mmap or a fault failed"};
-constexpr run::Metric kTasksMovedReserveToFaultPct{"tasks_moved_reserve_to_fault_pct", "%", run::kAllEngines, "tasks on another node at their first fault than at mmap"};
-constexpr run::Metric kStoreLoopAwayFromFaultNodePct{"store_loop_away_from_fault_node_pct", "%", run::kVirtual, "store-loop time run on another node than the fault node"};
+constexpr run::Metric kTasksMovedReserveToFaultPct{"tasks_moved_reserve_to_fault_pct", "%", run::kAllEngines,
+                                                   "tasks on another node at their first fault than at mmap"};
+constexpr run::Metric kStoreLoopAwayFromFaultNodePct{"store_loop_away_from_fault_node_pct", "%", run::kVirtual,
+                                                     "store-loop time run on another node than the fault node"};
 constexpr run::MetricPattern<1> kFaultPagesNode{"fault_pages_node{n}", "pages", run::kAllEngines, "huge pages faulted from node n's pool"};
-constexpr run::MetricPattern<1> kReserveTasksNode{"reserve_tasks_node{n}", "", run::kAllEngines, "task-iterations whose mmap (gather_surplus_pages) ran on node n"};
-constexpr run::MetricPattern<1> kFaultTasksNode{"fault_tasks_node{n}", "", run::kAllEngines, "task-iterations whose first fault ran on node n"};
+constexpr run::MetricPattern<1> kReserveTasksNode{"reserve_tasks_node{n}", "", run::kAllEngines,
+                                                  "task-iterations whose mmap (gather_surplus_pages) ran on node n"};
+constexpr run::MetricPattern<1> kFaultTasksNode{"fault_tasks_node{n}", "", run::kAllEngines,
+                                                "task-iterations whose first fault ran on node n"};
 constexpr run::Metric kIterations{"iterations", "", run::kAllEngines, "case iterations run", false, true};
 
 // The share of a task's stores that went to another node than its CPU's. Stores are uniform
@@ -130,7 +141,9 @@ void usemem_metrics(const std::vector<std::vector<UsememTaskResult>>& results, u
 }
 
 std::vector<run::MetricInfo> usemem_metric_infos() {
-  return run::metric_infos(kThroughputKibS, kThroughputStddevPct, kMedianKibS, kMedianStddevPct, kMeanOverMedian, kFreeTimeS, kReserveTimeS, kFaultTimeS, kRemoteStoreSharePct, kStores, kUserS, kTasksFailed, kTasksMovedReserveToFaultPct, kStoreLoopAwayFromFaultNodePct, kFaultPagesNode, kReserveTasksNode, kFaultTasksNode, kIterations);
+  return run::metric_infos(kThroughputKibS, kThroughputStddevPct, kMedianKibS, kMedianStddevPct, kMeanOverMedian, kFreeTimeS, kReserveTimeS,
+                           kFaultTimeS, kRemoteStoreSharePct, kStores, kUserS, kTasksFailed, kTasksMovedReserveToFaultPct,
+                           kStoreLoopAwayFromFaultNodePct, kFaultPagesNode, kReserveTasksNode, kFaultTasksNode, kIterations);
 }
 
 }  // namespace pagesim::workload

@@ -20,17 +20,29 @@ namespace pagesim::workload {
 namespace {
 
 // The metrics its engine bodies count here; usemem_metrics() counts the rest.
-constexpr run::Metric kDataScale{"data_scale", "", run::kUniprocessor | run::kNative, "the host data region is SIZE / data_scale", false, true};
+constexpr run::Metric kDataScale{"data_scale", "", run::kUniprocessor | run::kNative, "the host data region is SIZE / data_scale", false,
+                                 true};
 constexpr run::Metric kSizeBytes{"size_bytes", "B", run::kAllEngines, "per-task SIZE", false, true};
 constexpr run::Metric kNrTask{"nr_task", "", run::kVirtual, "usemem -n", false, true};
-constexpr run::MetricPattern<2> kStoreDramUtilNodeIt{"store_dram_util_node{n}_it{i}", "", run::kVirtual, "node n's memory controller utilisation (busiest station) with iteration i's store loops all running"};
-constexpr run::MetricPattern<2> kStoreDramTransactionsNodeIt{"store_dram_transactions_node{n}_it{i}", "1/s", run::kVirtual, "DRAM transactions homed on node n, same fixed point"};
-constexpr run::MetricPattern<2> kStoreDirectoryWritesNodeIt{"store_directory_writes_node{n}_it{i}", "1/s", run::kVirtual, "directory writes among them (remote RFOs on a machine with directory_writes), same fixed point"};
-constexpr run::MetricPattern<2> kStoreLocalNsNodeIt{"store_local_ns_node{n}_it{i}", "ns", run::kVirtual, "loaded latency of a local miss on node n, iteration i"};
-constexpr run::MetricPattern<2> kStoreRemoteNsNodeIt{"store_remote_ns_node{n}_it{i}", "ns", run::kVirtual, "loaded latency of a remote miss to node n, iteration i"};
-constexpr run::MetricPattern<2> kHugepagesSurpNodeIt{"hugepages_surp_node{n}_it{i}", "pages", run::kVirtual, "HugePages_Surp of node n once every task of iteration i faulted"};
-constexpr run::MetricPattern<2> kHugepagesSurpAfterMmapNodeIt{"hugepages_surp_after_mmap_node{n}_it{i}", "pages", run::kVirtual, "HugePages_Surp of node n when iteration i's last mmap (reservation) returned"};
-constexpr run::Metric kMemoryModelSolves{"memory_model_solves", "", run::kVirtual, "re-solves of the memory model as loops and clears start, move and end"};
+constexpr run::MetricPattern<2> kStoreDramUtilNodeIt{"store_dram_util_node{n}_it{i}", "", run::kVirtual,
+                                                     "node n's memory controller utilisation (busiest station) with iteration i's store "
+                                                     "loops all running"};
+constexpr run::MetricPattern<2> kStoreDramTransactionsNodeIt{"store_dram_transactions_node{n}_it{i}", "1/s", run::kVirtual,
+                                                             "DRAM transactions homed on node n, same fixed point"};
+constexpr run::MetricPattern<2> kStoreDirectoryWritesNodeIt{"store_directory_writes_node{n}_it{i}", "1/s", run::kVirtual,
+                                                            "directory writes among them (remote RFOs on a machine with "
+                                                            "directory_writes), same fixed point"};
+constexpr run::MetricPattern<2> kStoreLocalNsNodeIt{"store_local_ns_node{n}_it{i}", "ns", run::kVirtual,
+                                                    "loaded latency of a local miss on node n, iteration i"};
+constexpr run::MetricPattern<2> kStoreRemoteNsNodeIt{"store_remote_ns_node{n}_it{i}", "ns", run::kVirtual,
+                                                     "loaded latency of a remote miss to node n, iteration i"};
+constexpr run::MetricPattern<2> kHugepagesSurpNodeIt{"hugepages_surp_node{n}_it{i}", "pages", run::kVirtual,
+                                                     "HugePages_Surp of node n once every task of iteration i faulted"};
+constexpr run::MetricPattern<2> kHugepagesSurpAfterMmapNodeIt{"hugepages_surp_after_mmap_node{n}_it{i}", "pages", run::kVirtual,
+                                                              "HugePages_Surp of node n when iteration i's last mmap (reservation) "
+                                                              "returned"};
+constexpr run::Metric kMemoryModelSolves{"memory_model_solves", "", run::kVirtual,
+                                         "re-solves of the memory model as loops and clears start, move and end"};
 
 // The seed of task t's iteration `it`.
 uint64_t task_seed(const UsememSetup& s, uint64_t it, unsigned t) { return s.task.seed + it * 1000003 + t; }
