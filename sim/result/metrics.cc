@@ -1,5 +1,7 @@
 #include "pagesim/result/metrics.h"
 
+#include <stdexcept>
+
 namespace pagesim::run {
 
 bool metric_matches(const MetricInfo& m, std::string_view name) {
