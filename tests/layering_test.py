@@ -15,8 +15,8 @@ import re
 import sys
 
 # Bottom to top. "engine/<name>" folders rank above "engine" (what the engines share).
-LAYERS = ["", "config", "exec", "mm", "trace", "cache", "vt", "result", "engine", "engine/*", "workload", "scenario", "run",
-          "replay", "report", "tools"]
+LAYERS = ["", "config", "exec", "mm", "trace", "cache", "vt", "result", "engine", "engine/*", "engine/registry", "workload",
+          "scenario", "run", "replay", "report", "tools"]
 ENGINES = {"uniprocessor", "native", "virtual"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 ADD_LIBRARY = re.compile(r'add_library\(\s*(pagesim_\w+)')
@@ -36,13 +36,18 @@ def layer_of(rel):
         return None
     if len(parts) == 1:
         return ""  # error.h, rng.h, version.h, huge_region.h
-    if parts[0] == "engine" and len(parts) > 2 and parts[1] in ENGINES:
+    if parts[0] == "engine" and len(parts) > 2 and (parts[1] in ENGINES or parts[1] == "registry"):
         return "engine/" + parts[1]
     return parts[0]
 
 
+def is_engine(layer):
+    """One of the three sibling engines' layers."""
+    return layer.startswith("engine/") and layer[len("engine/"):] in ENGINES
+
+
 def rank(layer):
-    return LAYERS.index("engine/*" if layer.startswith("engine/") else layer)
+    return LAYERS.index("engine/*" if is_engine(layer) else layer)
 
 
 def target_of(src_rel, inc):
@@ -62,7 +67,7 @@ def violations(root):
                     continue
                 rel = os.path.relpath(os.path.join(dirpath, f), root)
                 own = layer_of(rel)
-                if own is None or own not in LAYERS and not own.startswith("engine/"):
+                if own is None or own not in LAYERS and not is_engine(own):
                     out.append(f"{rel}: in no known layer (add its folder to LAYERS)")
                     continue
                 text = open(os.path.join(root, rel), encoding="utf-8").read()
@@ -70,9 +75,9 @@ def violations(root):
                     dst = target_of(rel, inc)
                     if dst is None or dst == own:
                         continue
-                    if dst not in LAYERS and not dst.startswith("engine/"):
+                    if dst not in LAYERS and not is_engine(dst):
                         out.append(f"{rel}: includes {inc}, in no known layer")
-                    elif rank(dst) > rank(own) or (dst.startswith("engine/") and own.startswith("engine/")):
+                    elif rank(dst) > rank(own) or (is_engine(dst) and is_engine(own)):
                         out.append(f"{rel}: layer '{own}' includes {inc} from layer '{dst}' above or beside it")
     return out
 
@@ -101,7 +106,7 @@ def link_violations(root):
                 dst = library_layer.get(lib)
                 if dst is None:
                     out.append(f"{rel}: {target} links {lib}, which no folder's add_library builds")
-                elif dst != own and (rank(dst) > rank(own) or (dst.startswith("engine/") and own.startswith("engine/"))):
+                elif dst != own and (rank(dst) > rank(own) or (is_engine(dst) and is_engine(own))):
                     out.append(f"{rel}: {target} (layer '{own}') links {lib} from layer '{dst}' above or beside it")
     return out
 

@@ -20,4 +20,13 @@ double Params::number(const std::string& name) const { return get<double>(values
 bool Params::boolean(const std::string& name) const { return get<bool>(values_, name); }
 const std::string& Params::string(const std::string& name) const { return get<std::string>(values_, name); }
 
+Params Params::with(const std::string& name, ParamValue value) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw ModelError("parameter '" + name + "' was not declared");
+  if (it->second.index() != value.index()) throw ModelError("parameter '" + name + "' has another type");
+  Params p = *this;
+  p.values_[name] = std::move(value);
+  return p;
+}
+
 }  // namespace pagesim::config

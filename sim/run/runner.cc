@@ -11,10 +11,11 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 
-#include "pagesim/engine/engine.h"
+#include "pagesim/engine/registry.h"
 #include "pagesim/error.h"
 #include "pagesim/mm/invariants.h"
 #include "pagesim/mm/memmap.h"
@@ -26,66 +27,24 @@ namespace pagesim::run {
 
 namespace {
 
-struct EngineInfo {
-  std::string name;
-  std::string description;
-  void (*run)(const engine::RunInput&, const engine::Program&);
-  void (*check)(const mm::MachineSpec&, const engine::EngineOptions&, const std::string&);
-  std::vector<std::string> reads;  // the `engine:` keys it uses
-};
-
-const std::vector<EngineInfo>& engines() {
-  static const std::vector<EngineInfo> kEngines = {
-      {"uniprocessor", "one host thread plays every CPU in turn; deterministic; access counts, no timing model",
-       engine::run_uniprocessor, nullptr, {}},
-      {"native", "one OS thread per CPU, real locks and memory; lock_stat, IRQ-off times, host timings",
-       engine::run_native, engine::check_native, {"lock", "pin", "oversubscribe", "track", "lock_stat"}},
-      {"virtual", "tasks as fibers on virtual CPUs, one host thread; deterministic virtual time from a machine file",
-       engine::run_virtual, engine::check_virtual, {"machine_file", "sched", "sched_trace", "numa_home", "balance_window", "slack_ns"}},
-  };
-  return kEngines;
-}
-
-const EngineInfo& engine_info(const scenario::Scenario& sc) {
-  for (const EngineInfo& e : engines())
-    if (e.name == sc.engine) return e;
+const engine::EngineInfo& engine_info(const scenario::Scenario& sc) {
+  if (const engine::EngineInfo* e = engine::find_engine(sc.engine)) return *e;
   throw InputError(fmt::format("{}: engine '{}' is not available", sc.file, sc.engine));
 }
 
-// The `engine:` keys a scenario sets away from their defaults.
-std::vector<std::string> engine_keys_set(const engine::EngineOptions& o) {
-  const engine::EngineOptions d;
-  const std::pair<const char*, bool> keys[] = {
-      {"lock", o.lock != d.lock},
-      {"pin", o.pin != d.pin},
-      {"oversubscribe", o.oversubscribe != d.oversubscribe},
-      {"track", o.track != d.track},
-      {"lock_stat", o.lock_stat != d.lock_stat},
-      {"machine_file", o.machine_file != d.machine_file},
-      {"sched", o.sched != d.sched},
-      {"sched_trace", o.sched_trace != d.sched_trace},
-      {"numa_home", o.numa_home != d.numa_home},
-      {"balance_window", o.balance_window_ns != d.balance_window_ns},
-      {"slack_ns", o.slack_ns != d.slack_ns},
-  };
-  std::vector<std::string> set;
-  for (const auto& [key, differs] : keys)
-    if (differs) set.push_back(key);
-  return set;
+// The scenario's machine model when its engine uses one (scenario::load loaded it), else null.
+const vt::MachineModel* machine_model(const scenario::Scenario& sc, const engine::EngineInfo& e) {
+  if (!e.uses_machine_model) return nullptr;
+  if (!sc.machine_model) throw std::logic_error(fmt::format("{}: the {} engine needs Scenario::machine_model", sc.file, e.name));
+  return sc.machine_model.get();
 }
 
 }  // namespace
 
 std::vector<std::string> engine_names() {
   std::vector<std::string> names;
-  for (const EngineInfo& e : engines()) names.push_back(e.name);
+  for (const engine::EngineInfo& e : engine::registered_engines()) names.push_back(e.name);
   return names;
-}
-
-std::string engine_description(const std::string& name) {
-  for (const EngineInfo& e : engines())
-    if (e.name == name) return e.description;
-  return {};
 }
 
 namespace {
@@ -147,22 +106,33 @@ void ignored_knobs(const scenario::Scenario& sc, std::vector<Warning>& warnings)
   }
 }
 
+// The `engine:` options set away from their defaults that the chosen engine does not declare.
+void ignored_engine_keys(const scenario::Scenario& sc, const engine::EngineInfo& chosen, std::vector<Warning>& warnings) {
+  for (const engine::EngineInfo& other : engine::registered_engines()) {
+    if (&other == &chosen) continue;
+    for (const config::ParamSpec& o : other.options)
+      if (sc.engine_options.values().at(o.name) != o.default_value)
+        add_warning(warnings, "ignored-engine-key",
+                    fmt::format("{}: engine.{} is set, but the {} engine ignores it", sc.file, o.name, chosen.name));
+  }
+}
+
 }  // namespace
 
 std::vector<Warning> preflight(const scenario::ScenarioSet& set) {
   std::vector<Warning> warnings;
   for (const scenario::Scenario& sc : set) {
-    const EngineInfo& e = engine_info(sc);
+    const engine::EngineInfo& e = engine_info(sc);
     try {
       // Without deferred struct-page init every section is built at boot (Machine).
       for (const scenario::Variant& v : sc.variants)
         if (!v.config.deferred_struct_page_init) mm::Memmap::check_fits(sc.machine.total_pages(), mm::HostMemory::probe());
-      if (e.check) e.check(sc.machine, sc.engine_options, sc.file);
+      const vt::MachineModel* model = machine_model(sc, e);
+      if (e.check) e.check(sc.machine, sc.engine_options, model, sc.file);
       const workload::WorkloadInfo* w = workload::find_workload(sc.workload);
-      if (sc.engine == "virtual") {
-        const vt::MachineModel model = engine::virtual_machine_model(sc.engine_options, sc.file);
-        if (w && w->check_model) w->check_model(sc.params, model, sc.file);
-        if (const engine::VirtualTopology t = engine::virtual_topology(sc.machine, model); !t.warning.empty())
+      if (model) {
+        if (w && w->check_model) w->check_model(sc.params, *model, sc.file);
+        if (const engine::VirtualTopology t = engine::virtual_topology(sc.machine, *model); !t.warning.empty())
           add_warning(warnings, "topology-oversubscribed", fmt::format("{}: {}", sc.file, t.warning));
       }
     } catch (const InputError& err) {
@@ -170,9 +140,7 @@ std::vector<Warning> preflight(const scenario::ScenarioSet& set) {
       if (what.starts_with(sc.file)) throw;
       throw InputError(fmt::format("{}: {}", sc.file, what));  // name the scenario the check was for
     }
-    for (const std::string& key : engine_keys_set(sc.engine_options))
-      if (std::find(e.reads.begin(), e.reads.end(), key) == e.reads.end())
-        add_warning(warnings, "ignored-engine-key", fmt::format("{}: engine.{} is set, but the {} engine ignores it", sc.file, key, e.name));
+    ignored_engine_keys(sc, e, warnings);
     ignored_knobs(sc, warnings);
   }
   return warnings;
@@ -248,7 +216,7 @@ void collect_common(const mm::Machine& m, RunResult& r) {
 
 RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned repeat, const RunOptions& opt) {
   const scenario::Variant& v = sc.variants.at(variant_index);
-  const EngineInfo* eng = &engine_info(sc);
+  const engine::EngineInfo* eng = &engine_info(sc);
   const workload::WorkloadInfo* w = workload::find_workload(sc.workload);
   if (!w) throw InputError(fmt::format("{}: workload '{}' is not registered", sc.file, sc.workload));
   RunResult r;
@@ -262,7 +230,7 @@ RunResult run_one(const scenario::Scenario& sc, size_t variant_index, unsigned r
   mm::Machine m(sc.machine, v.config);
   if (opt.progress) opt.progress(Progress{v.name, repeat, sc.repeats, "measure", 0});
   const std::unique_ptr<engine::Program> program = w->make(workload::Args{sc.params, sc.warmup_ops});
-  engine::RunInput in{m, r.seed, opt.short_mode, sc.engine_options, sc.file, r, StopRequest{opt.interrupt}};
+  engine::RunInput in{m, r.seed, opt.short_mode, sc.engine_options, machine_model(sc, *eng), sc.file, r, StopRequest{opt.interrupt}};
   if (w->check_model) in.check_model = [&](const vt::MachineModel& model) { w->check_model(sc.params, model, sc.file); };
   if (opt.progress)
     in.progress = [&](const engine::RunProgress& p) {

@@ -11,7 +11,7 @@
 #include "pagesim/config/shipped.h"
 #include "overrides.h"
 #include "pagesim/error.h"
-#include "pagesim/engine/virtual/sched.h"
+#include "pagesim/engine/registry.h"
 #include "pagesim/config/units.h"
 #include "sections.h"
 #include "sweep.h"
@@ -33,31 +33,45 @@ std::string read_output(const MapView& m, const char* key) {
   return n ? read_string(*n, m.path(key)) : std::string();
 }
 
-// `engine:` is an engine name, or a map with the name and the engine's options.
+// `engine:` is an engine name, or a map with the name and options, every engine's
+// (engine::EngineInfo::options), validated as workload parameters are.
 void read_engine(const Node& e, const LoadOptions& opt, Scenario& sc) {
   const std::vector<std::string> names = opt.engines.empty() ? std::vector<std::string>{sc.engine} : opt.engines;
   if (e.kind != Node::Kind::map) {
     sc.engine = read_choice(e, "engine", names);
     return;
   }
-  const MapView m(e, "engine", {"name", "lock", "pin", "oversubscribe", "track", "lock_stat", "machine_file", "sched", "sched_trace", "numa_home", "balance_window", "slack_ns"});
+  std::vector<std::string> keys{"name"};
+  for (const engine::EngineInfo& info : engine::registered_engines())
+    for (const config::ParamSpec& o : info.options) keys.push_back(o.name);
+  const MapView m(e, "engine", keys);
   sc.engine = read_choice(m.require("name"), m.path("name"), names);
-  if (const Node* n = m.get("lock")) sc.engine_options.lock = read_choice(*n, m.path("lock"), {"qspinlock", "ticket", "mutex"});
-  if (const Node* n = m.get("pin")) sc.engine_options.pin = read_bool(*n, m.path("pin"));
-  if (const Node* n = m.get("oversubscribe")) sc.engine_options.oversubscribe = read_bool(*n, m.path("oversubscribe"));
-  if (const Node* n = m.get("track")) sc.engine_options.track = read_bool(*n, m.path("track"));
-  if (const Node* n = m.get("lock_stat")) sc.engine_options.lock_stat = read_bool(*n, m.path("lock_stat"));
-  if (const Node* n = m.get("machine_file")) sc.engine_options.machine_file = read_string(*n, m.path("machine_file"));
-  if (const Node* n = m.get("sched")) sc.engine_options.sched = read_choice(*n, m.path("sched"), sched_policy_names());
-  if (const Node* n = m.get("sched_trace")) sc.engine_options.sched_trace = read_string(*n, m.path("sched_trace"));
-  if (sc.engine_options.sched == "trace" && sc.engine_options.sched_trace.empty())
-    fail(m.require("sched").pos, m.path("sched"), "the trace policy needs engine.sched_trace, a placement file");
-  if (const Node* n = m.get("numa_home")) sc.engine_options.numa_home = read_choice(*n, m.path("numa_home"), numa_home_names());
-  if (const Node* n = m.get("balance_window")) {
-    static const config::ParamSpec kWindow{"balance_window", config::ParamType::duration, int64_t{0}, 0, 10e9, {}, ""};
-    sc.engine_options.balance_window_ns = static_cast<uint64_t>(std::get<int64_t>(read_param(*n, m.path("balance_window"), kWindow)));
-  }
-  if (const Node* n = m.get("slack_ns")) sc.engine_options.slack_ns = read_unsigned(*n, m.path("slack_ns"), 0, uint64_t{1} << 40);
+  std::map<std::string, config::ParamValue> values;
+  for (const engine::EngineInfo& info : engine::registered_engines())
+    for (const config::ParamSpec& o : info.options) {
+      const Node* n = m.get(o.name);
+      values[o.name] = n ? read_param(*n, m.path(o.name), o) : o.default_value;
+    }
+  sc.engine_options = config::Params(std::move(values));
+  for (const engine::EngineInfo& info : engine::registered_engines())
+    if (info.check_options)
+      if (const std::optional<config::ParamProblem> p = info.check_options(sc.engine_options)) {
+        const Node* at = m.get(p->param);
+        fail(at ? at->pos : e.pos, m.path(p->param), p->message);
+      }
+}
+
+// The resolved `engine`: its name and the options each engine's declaration shows
+// (EngineInfo::resolves), then the machine file's inputs when the engine uses one.
+nlohmann::ordered_json resolved_engine(Scenario& sc, const Node* e) {
+  nlohmann::ordered_json r = {{"name", sc.engine}};
+  for (const engine::EngineInfo& info : engine::registered_engines())
+    for (const config::ParamSpec& o : info.options)
+      if (info.resolves ? info.resolves(sc.engine, sc.engine_options, o.name) : info.name == sc.engine)
+        r[o.name] = param_json(o, sc.engine_options.values().at(o.name));
+  if (const engine::EngineInfo* info = engine::find_engine(sc.engine); info && info->uses_machine_model)
+    r.update(virtual_inputs(sc, e && e->kind == Node::Kind::map ? e->find("machine_file") : nullptr));
+  return r;
 }
 
 // Validates one sweep point (or the whole file when nothing is swept).
@@ -75,8 +89,8 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
   sc.params = wl.params;
   if (const Node* e = m.get("engine")) read_engine(*e, opt, sc);
   // A workload that measures the host runs on the host engines only (WorkloadInfo::engines).
-  const uint8_t engine_bit = sc.engine == "uniprocessor" ? run::kUniprocessor : sc.engine == "native" ? run::kNative
-                             : sc.engine == "virtual"    ? run::kVirtual : 0;
+  const engine::EngineInfo* info = engine::find_engine(sc.engine);
+  const uint8_t engine_bit = info ? info->bit : 0;
   if (engine_bit && !(wl.engines & engine_bit)) {
     const Node* e = m.get("engine");
     const Node* name = e && e->kind == Node::Kind::map ? e->find("name") : e;
@@ -100,22 +114,7 @@ Scenario read_scenario(const Node& root, const std::string& file, const LoadOpti
   r["machine"] = machine.resolved;
   r["kernel"] = std::move(kernel.resolved);
   r["workload"] = wl.resolved;
-  r["engine"] = {{"name", sc.engine},
-                 {"lock", sc.engine_options.lock},
-                 {"pin", sc.engine_options.pin},
-                 {"oversubscribe", sc.engine_options.oversubscribe},
-                 {"track", sc.engine_options.track},
-                 {"lock_stat", sc.engine_options.lock_stat}};
-  if (sc.engine == "virtual") {  // only then, so that other engines' resolved scenarios stay as they were
-    r["engine"]["machine_file"] = sc.engine_options.machine_file;
-    r["engine"]["sched"] = sc.engine_options.sched;
-    if (!sc.engine_options.sched_trace.empty()) r["engine"]["sched_trace"] = sc.engine_options.sched_trace;
-    if (sc.engine_options.sched == "numa") r["engine"]["numa_home"] = sc.engine_options.numa_home;
-    if (sc.engine_options.balance_window_ns) r["engine"]["balance_window"] = fmt::format("{}ns", sc.engine_options.balance_window_ns);
-    r["engine"]["slack_ns"] = sc.engine_options.slack_ns;
-    const Node* e = m.get("engine");
-    r["engine"].update(virtual_inputs(sc, e && e->kind == Node::Kind::map ? e->find("machine_file") : nullptr));
-  }
+  r["engine"] = resolved_engine(sc, m.get("engine"));
   r["repeats"] = sc.repeats;
   r["seed"] = sc.seed;
   r["warmup_ops"] = sc.warmup_ops;

@@ -49,11 +49,12 @@ struct WorkloadSection {
 };
 WorkloadSection read_workload(const Node& n, const std::vector<workload::WorkloadInfo>& workloads);
 
-// The virtual engine's inputs for the resolved scenario: machine_file_used (the file found, the
-// shipped default without engine.machine_file), machine_file_sha1 (its content) and topology
-// (engine::virtual_topology's statement). A machine file that is nowhere fails at
+// Loads the machine file of an engine that uses one (engine.machine_file, or the shipped default
+// without it) into sc.machine_model, once for the scenario's runs, and returns its inputs for the
+// resolved scenario: machine_file_used (the file found), machine_file_sha1 (its content) and
+// topology (engine::virtual_topology's statement). A machine file that is nowhere fails at
 // `machine_file`'s position, listing the places looked.
-nlohmann::ordered_json virtual_inputs(const Scenario& sc, const Node* machine_file);
+nlohmann::ordered_json virtual_inputs(Scenario& sc, const Node* machine_file);
 
 // `reference:`: published figures beside the model's, keyed by the scenario's variants; rows'
 // `at` and `relative_to` name paths of `scenario`, the point's resolved form.

@@ -666,6 +666,19 @@ TEST(Cli, ListNamesEverySection) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
 }
 
+// Each engine's options, under the engine, as workloads' parameters are listed.
+TEST(Cli, ListDescribesEachEnginesOptions) {
+  const Result r = pagesim("list", fresh_dir());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t engines = r.out.find("\nEngines (engine.name, engine options):\n");
+  ASSERT_NE(engines, std::string::npos) << r.out;
+  const size_t native = r.out.find("\n  native ", engines), virt = r.out.find("\n  virtual ", engines);
+  ASSERT_LT(native, virt);
+  EXPECT_EQ(r.out.find("\n      lock  choice of qspinlock|ticket|mutex, default \"qspinlock\": ", engines), r.out.find("\n      ", native));
+  EXPECT_NE(r.out.find("\n      balance_window  duration in [0s, 10s], default \"0s\": ", virt), std::string::npos) << r.out.substr(virt);
+  EXPECT_NE(r.out.find("\n      sched  choice of pinned|cfs|numa|trace, default \"pinned\": ", virt), std::string::npos);
+}
+
 namespace replay_cli {
 
 constexpr const char* kZoneinfo =

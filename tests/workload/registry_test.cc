@@ -1,6 +1,7 @@
 // The workload registry: one entry per line of workloads.def, each with valid declarations.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "pagesim/workload/registry.h"
@@ -43,8 +44,10 @@ TEST(WorkloadRegistry, DeclarationsAreComplete) {
       EXPECT_TRUE(declared) << w.name << ": headline " << w.headline << " is not among its metrics";
     }
     ASSERT_TRUE(w.make) << w.name;
-    const config::Params none;
-    EXPECT_NE(w.make(Args{none, 0}), nullptr) << w.name;
+    std::map<std::string, config::ParamValue> defaults;  // what the loader gives when none is set
+    for (const config::ParamSpec& p : w.params) defaults[p.name] = p.default_value;
+    const config::Params params(defaults);
+    EXPECT_NE(w.make(Args{params, 0}), nullptr) << w.name;
   }
 }
 

@@ -1,13 +1,27 @@
-// usemem's policy_nodes: a node list as numactl reads it, checked when the scenario loads.
+// usemem's parameters: policy_nodes, a node list as numactl reads it, checked when the scenario
+// loads; the choice parameters, read once into their enums.
 #include <gtest/gtest.h>
+
+#include <iterator>
+#include <map>
 
 #include "pagesim/error.h"
 #include "pagesim/run/runner.h"
 #include "pagesim/scenario/load.h"
+#include "pagesim/workload/registry.h"
 #include "usemem/usemem_params.h"
 
 namespace pagesim::workload {
 namespace {
+
+// A 2-node machine running usemem with `params` (a YAML flow map), loaded as `pagesim` loads it.
+scenario::ScenarioSet load_usemem(const std::string& params) {
+  scenario::LoadOptions opt;
+  opt.engines = run::engine_names();
+  return scenario::load_string("machine: {nodes: 2, cpus_per_node: 2, memory_per_node: 256M}\n"
+                               "workload: {name: usemem, params: " + params + "}\n",
+                               "u.yaml", opt);
+}
 
 std::optional<uint64_t> nodes(const std::string& list, unsigned nr_nodes = 4) {
   std::string why;
@@ -36,13 +50,8 @@ TEST(UsememPolicyNodes, MalformedListsAreRefused) {
 }
 
 TEST(UsememPolicyNodes, ScenarioLoadNamesTheKeyAndItsPosition) {
-  const std::string yaml =
-      "machine: {nodes: 2, cpus_per_node: 2, memory_per_node: 256M}\n"
-      "workload: {name: usemem, params: {mempolicy: bind, policy_nodes: '12'}}\n";
-  scenario::LoadOptions opt;
-  opt.engines = run::engine_names();
   try {
-    scenario::load_string(yaml, "u.yaml", opt);
+    load_usemem("{mempolicy: bind, policy_nodes: '12'}");
     ADD_FAILURE() << "policy_nodes '12' accepted on 2 nodes";
   } catch (const InputError& e) {
     const std::string msg = e.what();
@@ -51,6 +60,34 @@ TEST(UsememPolicyNodes, ScenarioLoadNamesTheKeyAndItsPosition) {
               std::string::npos)
         << msg;
   }
+}
+
+// The declared choices are the enums' names, and each reads back as its enum.
+TEST(UsememChoices, EachDeclaredChoiceReadsAsItsEnum) {
+  const WorkloadInfo& w = *find_workload("usemem");
+  std::map<std::string, config::ParamValue> defaults;
+  for (const config::ParamSpec& p : w.params) defaults[p.name] = p.default_value;
+  const config::Params base(defaults);
+  for (const config::ParamSpec& p : w.params) {
+    if (p.name == "mempolicy") {
+      ASSERT_EQ(p.choices.size(), std::size(kMempolicies));
+      for (size_t i = 0; i < p.choices.size(); ++i)
+        EXPECT_EQ(usemem_choices(base.with("mempolicy", p.choices[i])).mempolicy, kMempolicies[i].second) << p.choices[i];
+    }
+    if (p.name == "clear_huge_page") {
+      ASSERT_EQ(p.choices.size(), std::size(kClearModes));
+      for (size_t i = 0; i < p.choices.size(); ++i)
+        EXPECT_EQ(usemem_choices(base.with("clear_huge_page", p.choices[i])).clear_huge_page, kClearModes[i]) << p.choices[i];
+    }
+  }
+  EXPECT_EQ(usemem_choices(base).mempolicy, mm::MpolMode::local);
+  EXPECT_EQ(usemem_choices(base).clear_huge_page, vt::ClearMode::per_subpage);
+}
+
+TEST(UsememChoices, ALoadedScenarioReadsAsTheEnums) {
+  const UsememChoices c = usemem_choices(load_usemem("{mempolicy: interleave, clear_huge_page: multi_page}").front().params);
+  EXPECT_EQ(c.mempolicy, mm::MpolMode::interleave);
+  EXPECT_EQ(c.clear_huge_page, vt::ClearMode::multi_page);
 }
 
 }  // namespace

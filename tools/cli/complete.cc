@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "pagesim/config/shipped.h"
+#include "pagesim/engine/registry.h"
 #include "pagesim/mm/config.h"
 #include "pagesim/run/runner.h"
 #include "pagesim/scenario/load.h"
@@ -47,6 +48,8 @@ std::vector<std::string> set_candidates(const std::string& word) {
     for (const config::ParamSpec& p : w.params) keys.push_back({"workload.params." + p.name, p.choices});
   }
   keys.push_back({"workload.name", workloads});
+  for (const engine::EngineInfo& e : engine::registered_engines())
+    for (const config::ParamSpec& o : e.options) keys.push_back({"engine." + o.name, o.choices});
   for (const mm::KnobInfo& k : mm::knob_infos()) keys.push_back({"kernel.knobs." + std::string(k.name), alternatives(k.values)});
   std::vector<std::string> out;
   const size_t eq = word.find('=');

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "pagesim/config/shipped.h"
+#include "pagesim/engine/registry.h"
 #include "pagesim/error.h"
 #include "pagesim/mm/config.h"
 #include "pagesim/mm/types.h"
@@ -68,8 +69,11 @@ int list(bool metrics_markdown) {
   fmt::print("  {:<20} alias of v5.18\n", "v5.17+eric+mel");
   fmt::print("\nKnobs (kernel.knobs, kernel.variants[].knobs):\n");
   for (const mm::KnobInfo& k : mm::knob_infos()) fmt::print("  {:<30} {:<30} {}\n", k.name, k.values, k.description);
-  fmt::print("\nEngines (engine):\n");
-  for (const std::string& e : run::engine_names()) fmt::print("  {:<20} {}\n", e, run::engine_description(e));
+  fmt::print("\nEngines (engine.name, engine options):\n");
+  for (const engine::EngineInfo& e : engine::registered_engines()) {
+    fmt::print("  {:<20} {}\n", e.name, e.description);
+    for (const config::ParamSpec& o : e.options) fmt::print("      {}\n", scenario::describe_param(o));
+  }
   fmt::print("\nMetrics (per run under \"metrics\" in the JSON; {{x}} stands for a node, site or iteration):\n");
   for (const run::MetricInfo& m : run::metric_table())
     fmt::print("  {:<38} {:<6} {:<30} {}: {}{}{}\n", m.name, m.unit.empty() ? "-" : m.unit, run::engine_mask_names(m.engines),

@@ -73,9 +73,9 @@ void check_outputs(const scenario::ScenarioSet& set, const scenario::Outputs& o,
   std::vector<std::string> inputs;
   for (const scenario::Scenario& sc : set) {
     inputs.push_back(sc.file);
-    const engine::EngineOptions& eo = sc.engine_options;
-    if (!eo.machine_file.empty()) inputs.push_back(config::first_existing(engine::machine_file_candidates(sc.file, eo.machine_file)));
-    if (!eo.sched_trace.empty()) inputs.push_back(engine::input_path(sc.file, eo.sched_trace));
+    if (sc.machine_model) inputs.push_back(sc.machine_model->file);
+    if (const std::string& trace = sc.engine_options.string("sched_trace"); !trace.empty())
+      inputs.push_back(engine::input_path(sc.file, trace));
   }
   auto check = [&](const std::string& what, const std::string& path) {
     if (path.empty() || path == "-") return;

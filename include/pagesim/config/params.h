@@ -34,6 +34,12 @@ struct ParamSpec {
 
 // Parameters after validation: every declared parameter present, with its declared type
 // (integer/size/duration as int64_t, number as double, boolean as bool, string/choice as string).
+// A parameter value that something else rules out (the machine, the engine, another parameter):
+// the parameter and why. The loader refuses it at the parameter's line and column.
+struct ParamProblem {
+  std::string param, message;
+};
+
 class Params {
  public:
   Params() = default;
@@ -43,6 +49,9 @@ class Params {
   bool boolean(const std::string& name) const;
   const std::string& string(const std::string& name) const;
   const std::map<std::string, ParamValue>& values() const { return values_; }
+  // A copy with `name` set to `value`; throws ModelError for a name not declared or a value of
+  // another type.
+  Params with(const std::string& name, ParamValue value) const;
 
  private:
   std::map<std::string, ParamValue> values_;

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pagesim/config/params.h"
 #include "pagesim/exec/stop.h"
 #include "pagesim/mm/machine.h"
 #include "pagesim/mm/machine_spec.h"
@@ -21,21 +22,6 @@
 #include "pagesim/vt/machine_model.h"
 
 namespace pagesim::engine {
-
-// `engine:` options of a scenario. Each engine reads its own and ignores the rest.
-struct EngineOptions {
-  std::string lock = "qspinlock";  // qspinlock | ticket | mutex (native)
-  bool pin = false;                // pin CPU threads to host CPUs (native)
-  bool oversubscribe = false;      // allow more CPUs than host cores (native; forces mutex)
-  bool track = true;               // count and log cache-line accesses (native)
-  bool lock_stat = true;           // lock_stat and IRQ-off statistics (native)
-  std::string machine_file;        // virtual: the machine file ("" = machines/icx-8358-2s.yaml)
-  std::string sched = "pinned";    // virtual: the scheduler policy (engine/virtual/sched.h)
-  std::string sched_trace;         // virtual: the trace policy's placement file
-  std::string numa_home = "kernel";  // virtual, numa policy: kernel | fork_node | none
-  uint64_t balance_window_ns = 0;  // virtual, cfs/numa: idle balances first due within it (0: max_interval)
-  uint64_t slack_ns = 0;           // virtual: causality slack (0 = strict)
-};
 
 // How far a run has come, as its workload tells it (DriverBase::progress).
 struct RunProgress {
@@ -49,13 +35,17 @@ struct RunInput {
   mm::Machine& machine;
   uint64_t seed;
   bool short_mode;                 // tests: workloads scale their operation counts down
-  const EngineOptions& options;
+  // The scenario's `engine:` options, every engine's (registry.h): each engine reads its own.
+  const config::Params& options;
+  // The machine file's model, loaded once with the scenario (EngineInfo::uses_machine_model);
+  // null for the engines that use none.
+  const vt::MachineModel* model;
   const std::string& source;       // the scenario file: for messages and relative input paths
   run::RunResult& result;
   StopRequest stop = {};           // checked at the engines' safe points (exec/stop.h)
   std::function<void(const RunProgress&)> progress = {};  // may be empty
-  // Virtual engine: checks the workload's parameters against the machine model it loaded,
-  // before any task runs (WorkloadInfo::check_model); may be empty.
+  // Virtual engine: checks the workload's parameters against `model`, before any task runs
+  // (WorkloadInfo::check_model); may be empty.
   std::function<void(const vt::MachineModel&)> check_model = {};
 };
 
@@ -75,18 +65,10 @@ class Program {
   virtual void run(VirtualDriver& d) const = 0;
 };
 
-// The engines' entry points (one folder each).
+// The engines' entry points (one folder each; registered in sim/engine/engines.def).
 void run_uniprocessor(const RunInput& in, const Program& p);
 void run_native(const RunInput& in, const Program& p);
 void run_virtual(const RunInput& in, const Program& p);
-
-// What an engine would refuse at its start, checked before any run (and by `pagesim validate`):
-// the native engine's CPUs against the host's cores, the virtual engine's machine file and
-// placement trace and the machine's fit to them. Throw InputError.
-void check_native(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source);
-void check_virtual(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source);
-// The virtual engine's machine model for `o`: its machine file (input_path) or the default one.
-vt::MachineModel virtual_machine_model(const EngineOptions& o, const std::string& source);
 
 // How the virtual engine places the scenario's CPUs on the machine file's sockets, cores and SMT
 // threads: one line for the report and the JSON, and the nodes with more CPUs than a socket of
@@ -107,8 +89,8 @@ std::string input_path(const std::string& source, const std::string& file);
 // shipped machine files by name (config::shipped_candidates: NAME or NAME.yaml).
 std::vector<std::filesystem::path> machine_file_candidates(const std::string& source, const std::string& file);
 
-// The metrics the engines report themselves, assembled in the run library (sim/run/engine_metrics.cc)
-// from each engine library's declarations (engine_metrics.h).
+// The metrics the engines report themselves, assembled by the engine registry's library
+// (sim/engine/registry/engine_metrics.cc) from each engine's declarations (engine_metrics.h).
 std::vector<run::MetricInfo> engine_metrics();
 
 }  // namespace pagesim::engine

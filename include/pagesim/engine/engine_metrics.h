@@ -1,8 +1,8 @@
 // The metrics the engines report themselves. elapsed_s and sys_s, which more than one engine
 // counts, are declared here; every other one at the top of the file that counts it, and listed
 // by its library: irq_off_metrics() (summaries.cc), native_metrics() (native/native.h),
-// virtual_metrics() (virtual/metrics.h). engine_metrics() (engine.h) assembles them in the run
-// library, the one that links every engine.
+// virtual_metrics() (virtual/metrics.h). engine_metrics() (engine.h) assembles them in the engine
+// registry's library, the one that links every engine.
 #pragma once
 
 #include <vector>

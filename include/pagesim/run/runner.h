@@ -53,7 +53,8 @@ struct RunOptions {
 uint64_t repeat_seed(uint64_t seed, unsigned repeat);
 
 // A warning before any run, named so that it can be told apart (and made an error: --strict).
-//   ignored-engine-key       an `engine:` key set but ignored by the chosen engine
+//   ignored-engine-key       an `engine:` option set away from its default that the chosen
+//                            engine does not declare (engine::EngineInfo::options)
 //   ignored-knob             a knob a variant sets that its kernel profile never reads
 //                            (mm::KnobInfo::ignored_by)
 //   topology-oversubscribed  a node with more CPUs than a socket of the machine file has threads
@@ -96,8 +97,7 @@ std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOption
 const std::vector<MetricInfo>& metric_table();
 const MetricInfo* find_metric(std::string_view name);
 
-// Engines available, and one line describing each.
+// The registered engines' names (engine/registry.h), as `engine.name` accepts them.
 std::vector<std::string> engine_names();
-std::string engine_description(const std::string& name);
 
 }  // namespace pagesim::run

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +15,8 @@
 #include "pagesim/mm/config.h"
 #include "pagesim/mm/machine_spec.h"
 #include "pagesim/config/params.h"
-#include "pagesim/engine/engine.h"
+#include "pagesim/engine/registry.h"
+#include "pagesim/vt/machine_model.h"
 
 namespace pagesim::scenario {
 
@@ -79,7 +81,11 @@ struct Scenario {
   std::string workload;             // a registered workload name
   config::Params params;
   std::string engine = "uniprocessor";
-  ::pagesim::engine::EngineOptions engine_options;
+  // `engine:` options, every registered engine's (engine/registry.h), validated; defaults unset.
+  config::Params engine_options = ::pagesim::engine::default_engine_options();
+  // The machine file's model when the engine uses one (EngineInfo::uses_machine_model): loaded
+  // once, when the scenario loads, and shared by its runs.
+  std::shared_ptr<const vt::MachineModel> machine_model;
   unsigned repeats = 1;
   uint64_t seed = 1;
   uint64_t warmup_ops = 0;          // workload-defined unit; 0 = no warm-up phase

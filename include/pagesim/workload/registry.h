@@ -28,10 +28,7 @@ struct Args {
 // Rebuilds a workload's own records of a run (RunResult::workload_result) from runs[].tasks.
 using ResultReader = std::function<std::shared_ptr<const run::WorkloadResult>(const nlohmann::json& tasks)>;
 
-// A parameter value that the machine or the engine rules out: the parameter and why.
-struct ParamProblem {
-  std::string param, message;
-};
+using config::ParamProblem;  // a parameter value that the machine or the engine rules out
 
 struct WorkloadInfo {
   std::string name;
@@ -46,8 +43,8 @@ struct WorkloadInfo {
   std::function<std::optional<ParamProblem>(const config::Params&, const mm::MachineSpec&, const std::string& engine,
                                             const std::string& source)>
       check;
-  // Optional, virtual engine: checks the parameters against the machine file, before any run
-  // (run::preflight, so `pagesim validate` too) and as each run loads it; throws InputError
+  // Optional, virtual engine: checks the parameters against the machine file's model, before any
+  // run (run::preflight, so `pagesim validate` too) and as each run starts; throws InputError
   // naming the machine file's key and the scenario `source`'s.
   std::function<void(const config::Params&, const vt::MachineModel&, const std::string& source)> check_model;
   // Optional: for a workload that sets RunResult::workload_result, the reader of its

@@ -9,6 +9,7 @@
 #include "cache_replay.h"
 #include "pagesim/engine/engine_metrics.h"
 #include "pagesim/engine/native/driver.h"
+#include "pagesim/engine/registry.h"
 #include "pagesim/error.h"
 
 namespace pagesim::engine {
@@ -18,13 +19,14 @@ namespace {
 constexpr run::Metric kThreads{"threads", "", run::kNative, "CPU threads", false, true};
 constexpr run::Metric kHostCpus{"host_cpus", "", run::kNative, "the host's CPUs", false, true};
 
-NativeOptions native_options(const EngineOptions& eo, const std::string& source) {
+// The native engine's `engine:` options, as native_engine() declares them.
+NativeOptions native_options(const config::Params& p, const std::string& source) {
   NativeOptions o;
-  if (!parse_lock_impl(eo.lock, &o.lock_impl))
-    throw InputError(fmt::format("{}: engine.lock: '{}' is not one of qspinlock|ticket|mutex", source, eo.lock));
-  o.pin = eo.pin;
-  o.oversubscribe = eo.oversubscribe;
-  o.lock_stat = eo.lock_stat;
+  if (!parse_lock_impl(p.string("lock"), &o.lock_impl))
+    throw InputError(fmt::format("{}: engine.lock: '{}' is not one of qspinlock|ticket|mutex", source, p.string("lock")));
+  o.pin = p.boolean("pin");
+  o.oversubscribe = p.boolean("oversubscribe");
+  o.lock_stat = p.boolean("lock_stat");
   return o;
 }
 
@@ -80,18 +82,38 @@ void run_native_t(const RunInput& in, const Program& program) {
 
 }  // namespace
 
-void check_native(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source) {
-  native_options(o, source);
-  NativeEngine::check_cpus(spec.nr_cpus(), o.oversubscribe);
-}
-
 void run_native(const RunInput& in, const Program& program) {
-  if (in.options.track)
+  if (in.options.boolean("track"))
     run_native_t<true>(in, program);
   else
     run_native_t<false>(in, program);
 }
 
 std::vector<run::MetricInfo> native_metrics() { return run::metric_infos(kThreads, kHostCpus); }
+
+EngineInfo native_engine() {
+  using config::ParamType;
+  EngineInfo e{
+      "native",
+      "one OS thread per CPU, real locks and memory; lock_stat, IRQ-off times, host timings",
+      run::kNative,
+      {
+          {"lock", ParamType::choice, std::string("qspinlock"), {}, {}, {"qspinlock", "ticket", "mutex"}, "the zone and hugetlb locks' implementation"},
+          {"pin", ParamType::boolean, false, {}, {}, {}, "pin CPU i's thread to host CPU i % host CPUs"},
+          {"oversubscribe", ParamType::boolean, false, {}, {}, {}, "allow more CPUs than host cores (forces the mutex)"},
+          {"track", ParamType::boolean, true, {}, {}, {}, "count and log cache-line accesses for the cache model"},
+          {"lock_stat", ParamType::boolean, true, {}, {}, {}, "keep lock_stat and IRQ-off statistics (off: plain locks, no rdtsc)"},
+      },
+      run_native,
+  };
+  // The CPUs against the host's cores.
+  e.check = [](const mm::MachineSpec& spec, const config::Params& o, const vt::MachineModel*, const std::string& source) {
+    NativeEngine::check_cpus(spec.nr_cpus(), native_options(o, source).oversubscribe);
+  };
+  // In every resolved scenario, whichever engine it names: the results' scenario.engine has
+  // always carried them.
+  e.resolves = [](const std::string&, const config::Params&, const std::string&) { return true; };
+  return e;
+}
 
 }  // namespace pagesim::engine

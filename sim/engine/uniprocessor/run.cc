@@ -4,6 +4,7 @@
 
 #include "../summaries.h"
 #include "pagesim/engine/engine_metrics.h"
+#include "pagesim/engine/registry.h"
 #include "pagesim/engine/uniprocessor/driver.h"
 
 namespace pagesim::engine {
@@ -37,6 +38,11 @@ void run_uniprocessor(const RunInput& in, const Program& program) {
   r.cache.hw_reason = "not read by the uniprocessor engine";
   summarize_accesses(ex.accesses(), r.cache);
   fill_locks(ex, r);
+}
+
+EngineInfo uniprocessor_engine() {
+  return {"uniprocessor", "one host thread plays every CPU in turn; deterministic; access counts, no timing model",
+          run::kUniprocessor, {}, run_uniprocessor};
 }
 
 }  // namespace pagesim::engine

@@ -1,14 +1,12 @@
-// The virtual engine's runs: builds the VirtualEngine from the machine file and the scheduler
+// The virtual engine's runs: builds the VirtualEngine from the scenario's machine model and the scheduler
 // policy, runs the workload through its driver, then reports what the engine measured.
 // Every time here is virtual (picoseconds from the machine model), never the host clock.
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <map>
 #include <string>
 
 #include "../summaries.h"
-#include "pagesim/config/shipped.h"
 #include "pagesim/engine/engine_metrics.h"
 #include "pagesim/engine/virtual/driver.h"
 #include "pagesim/engine/virtual/metrics.h"
@@ -37,23 +35,7 @@ constexpr run::MetricPattern<1> kNumaSched{"sched.numa_{event}", "", run::kVirtu
 
 using E = VirtualCpu;
 
-std::string machine_file_of(const EngineOptions& eo, const std::string& source) {
-  if (eo.machine_file.empty()) return vt::default_machine_file();
-  return config::require_existing(fmt::format("{}: engine.machine_file", source), eo.machine_file,
-                                  machine_file_candidates(source, eo.machine_file));
-}
-
 }  // namespace
-
-vt::MachineModel virtual_machine_model(const EngineOptions& o, const std::string& source) {
-  return vt::load_machine_model(machine_file_of(o, source));
-}
-
-void check_virtual(const mm::MachineSpec& spec, const EngineOptions& o, const std::string& source) {
-  VirtualEngine::geometry_for(spec, virtual_machine_model(o, source));
-  if (!o.sched_trace.empty() && !std::filesystem::exists(input_path(source, o.sched_trace)))
-    throw InputError(fmt::format("{}: engine.sched_trace: '{}' does not exist", source, o.sched_trace));
-}
 
 void VirtualDriver::leave_start_barrier(Exec& ex, uint64_t round) const {
   constexpr ps_t kWakeJitterPs = 1000000;
@@ -91,17 +73,17 @@ void add_numa_metrics(const NumaBalancingStats& nb, std::map<std::string, double
 }  // namespace
 
 void run_virtual(const RunInput& in, const Program& program) {
-  const EngineOptions& eo = in.options;
+  const config::Params& eo = in.options;  // as virtual_engine() declares them
+  const uint64_t slack_ns = static_cast<uint64_t>(eo.integer("slack_ns"));
   VirtualOptions vo;
-  vo.slack_ps = eo.slack_ns * 1000;
+  vo.slack_ps = slack_ns * 1000;
   vo.stop = in.stop;
-  if (!eo.sched_trace.empty()) vo.sched.trace_file = input_path(in.source, eo.sched_trace);
-  vo.sched.numa_home = eo.numa_home;
+  if (!eo.string("sched_trace").empty()) vo.sched.trace_file = input_path(in.source, eo.string("sched_trace"));
+  vo.sched.numa_home = eo.string("numa_home");
   vo.sched.seed = in.seed;
-  vo.sched.balance_window_ps = eo.balance_window_ns * 1000;
-  vt::MachineModel model = virtual_machine_model(eo, in.source);
-  if (in.check_model) in.check_model(model);
-  VirtualEngine eng(in.machine, std::move(model), vo, make_sched_policy(eo.sched, vo.sched));
+  vo.sched.balance_window_ps = static_cast<uint64_t>(eo.integer("balance_window")) * 1000;
+  if (in.check_model) in.check_model(*in.model);
+  VirtualEngine eng(in.machine, *in.model, vo, make_sched_policy(eo.string("sched"), vo.sched));
   VirtualDriver d(in, eng);
   program.run(d);
 
@@ -139,13 +121,13 @@ void run_virtual(const RunInput& in, const Program& program) {
                                 n, in.machine.nr_cpus(), eng.policy().name(), mdl.file));
   if (eng.slack_accesses())
     r.notes.push_back(fmt::format("causality slack used: {} accesses ran ahead of the next clock (slack {} ns)",
-                                  eng.slack_accesses(), eo.slack_ns));
+                                  eng.slack_accesses(), slack_ns));
 }
 
 std::vector<run::MetricInfo> virtual_metrics() {
   std::vector<run::MetricInfo> m = run::metric_infos(kVcpus, kModelAccesses, kCausalityYields, kCausalitySlackAccesses);
-  for (const auto& part : {phase_profile_metrics(), run::metric_infos(kNumaVmstat,
-                                                                      kNumaSched)}) m.insert(m.end(), part.begin(), part.end());
+  for (const auto& part : {phase_profile_metrics(), run::metric_infos(kNumaVmstat, kNumaSched)})
+    m.insert(m.end(), part.begin(), part.end());
   return m;
 }
 

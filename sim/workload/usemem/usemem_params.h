@@ -6,14 +6,53 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "pagesim/config/units.h"
 #include "pagesim/error.h"
+#include "pagesim/mm/hugetlb.h"
 #include "pagesim/mm/machine.h"
+#include "pagesim/vt/clear_pages.h"
 #include "pagesim/workload/registry.h"
 #include "pagesim/workload/usemem.h"
 
 namespace pagesim::workload {
+
+// workload.params.mempolicy's choices: the memory policy modes by the names numactl gives them.
+inline constexpr std::pair<std::string_view, mm::MpolMode> kMempolicies[] = {
+    {"local", mm::MpolMode::local}, {"bind", mm::MpolMode::bind}, {"preferred", mm::MpolMode::preferred}, {"interleave", mm::MpolMode::interleave}};
+// workload.params.clear_huge_page's choices, by vt::clear_mode_name.
+inline constexpr vt::ClearMode kClearModes[] = {vt::ClearMode::per_subpage, vt::ClearMode::multi_page};
+
+// usemem's choice parameters, read once from the validated parameters into their enums.
+struct UsememChoices {
+  mm::MpolMode mempolicy = mm::MpolMode::local;
+  vt::ClearMode clear_huge_page = vt::ClearMode::per_subpage;
+};
+
+// The names `choices` offer, for the parameters' declaration.
+inline std::vector<std::string> mempolicy_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, mode] : kMempolicies) names.emplace_back(name);
+  return names;
+}
+inline std::vector<std::string> clear_mode_names() {
+  std::vector<std::string> names;
+  for (vt::ClearMode m : kClearModes) names.emplace_back(vt::clear_mode_name(m));
+  return names;
+}
+
+// `p` was validated against the declaration, whose choices are the names above.
+inline UsememChoices usemem_choices(const config::Params& p) {
+  UsememChoices c;
+  for (const auto& [name, mode] : kMempolicies)
+    if (p.string("mempolicy") == name) c.mempolicy = mode;
+  for (vt::ClearMode m : kClearModes)
+    if (p.string("clear_huge_page") == vt::clear_mode_name(m)) c.clear_huge_page = m;
+  return c;
+}
 
 struct UsememSetup {
   UsememParams task;
@@ -44,8 +83,8 @@ inline std::optional<uint64_t> parse_nodelist(const std::string& list, unsigned 
 // case-anon-w-rand-hugetlb: unit_size = MemTotal / 2, per-task SIZE = unit_size / nr_task;
 // setup_hugetlb: nr_overcommit_hugepages = unit_size / 2M + nr_task + 1. nr_task defaults to
 // the CPU count (hw_vars); only an engine that time-shares CPUs runs another count.
-inline UsememSetup usemem_setup(const mm::Machine& m, const config::Params& p, unsigned cpus, uint64_t seed,
-                                bool short_mode, bool time_shares = false) {
+inline UsememSetup usemem_setup(const mm::Machine& m, const config::Params& p, const UsememChoices& choices, unsigned cpus,
+                                uint64_t seed, bool short_mode, bool time_shares = false) {
   UsememSetup s;
   const int64_t want = p.integer("nr_task");
   if (want && static_cast<unsigned>(want) != cpus && !time_shares)
@@ -65,12 +104,8 @@ inline UsememSetup usemem_setup(const mm::Machine& m, const config::Params& p, u
   if (short_mode) s.task.data_scale = std::max<uint64_t>(s.task.data_scale, s.task.size / (4u << 20));
   s.task.seed = seed;
   s.task.surplus_policy = p.boolean("surplus_policy");
-  s.task.clear_mode = *vt::parse_clear_mode(p.string("clear_huge_page"));
-  const std::string& mode = p.string("mempolicy");
-  s.task.policy.mode = mode == "bind" ? mm::MpolMode::bind
-                       : mode == "preferred" ? mm::MpolMode::preferred
-                       : mode == "interleave" ? mm::MpolMode::interleave
-                                              : mm::MpolMode::local;
+  s.task.clear_mode = choices.clear_huge_page;
+  s.task.policy.mode = choices.mempolicy;
   if (const std::string& nodes = p.string("policy_nodes"); nodes != "all") {
     std::string why;
     const std::optional<uint64_t> bits = parse_nodelist(nodes, m.nr_nodes(), why);

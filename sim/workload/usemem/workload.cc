@@ -57,11 +57,11 @@ void timed_munmap(UsememTask<E>& task) {
 
 // The uniprocessor engine: the tasks' phases interleave as on a big box: every task mmaps
 // (reserves), then every task faults, stores and unmaps, one CPU after the other.
-void run_interleaved(engine::UniprocessorDriver& d, const config::Params& params) {
+void run_interleaved(engine::UniprocessorDriver& d, const config::Params& params, const UsememChoices& choices) {
   using E = engine::UniprocessorDriver::Exec;
   E& ex = d.exec();
   const unsigned n = d.nr_cpus();
-  const UsememSetup s = usemem_setup(d.machine(), params, n, d.seed(), d.short_mode());
+  const UsememSetup s = usemem_setup(d.machine(), params, choices, n, d.seed(), d.short_mode());
   d.mark_start(d.now());
   mm::Mm<E> mm(d.machine(), ex);
   mm::Hugetlb<E> h(mm);
@@ -112,10 +112,10 @@ void run_interleaved(engine::UniprocessorDriver& d, const config::Params& params
 // The native engine: one task per CPU thread, usemem's start barrier before every iteration,
 // real stores into a host data region.
 template <bool Track>
-void run_native(engine::NativeDriver<Track>& d, const config::Params& params) {
+void run_native(engine::NativeDriver<Track>& d, const config::Params& params, const UsememChoices& choices) {
   using E = typename engine::NativeDriver<Track>::Exec;
   const unsigned n = d.nr_cpus();
-  const UsememSetup s = usemem_setup(d.machine(), params, n, d.seed(), d.short_mode());
+  const UsememSetup s = usemem_setup(d.machine(), params, choices, n, d.seed(), d.short_mode());
   run::RunResult& r = d.result();
   std::vector<std::vector<UsememTaskResult>> results(s.iterations, std::vector<UsememTaskResult>(n));
   d.run_tasks(n, [&](E& ex) {
@@ -211,11 +211,11 @@ void add_numa_passes(const NumaBalancingStats& nb, const std::vector<std::vector
 
 // The virtual engine: usemem's fork and start pipe, the reservation and faults through the
 // model, clearing and the store loop charged analytically (the memory model), munmap.
-void run_virtual(engine::VirtualDriver& d, const config::Params& params) {
+void run_virtual(engine::VirtualDriver& d, const config::Params& params, const UsememChoices& choices) {
   using E = VirtualCpu;
   VirtualEngine& eng = d.engine();
   mm::Machine& machine = d.machine();
-  const UsememSetup s = usemem_setup(machine, params, d.nr_cpus(), d.seed(), d.short_mode(), true);
+  const UsememSetup s = usemem_setup(machine, params, choices, d.nr_cpus(), d.seed(), d.short_mode(), true);
   const unsigned n = s.nr_task, nodes = machine.nr_nodes();
   std::vector<StoreLoops> loops(s.iterations);
   for (StoreLoops& l : loops) l.tasks.resize(n);
@@ -345,17 +345,20 @@ std::vector<run::MetricInfo> metric_infos() {
 
 class Usemem : public ProgramOf<Usemem> {
  public:
-  using ProgramOf::ProgramOf;
+  explicit Usemem(const Args& a) : ProgramOf(a), choices_(usemem_choices(a.params)) {}
 
   template <class D>
   void on(D& d) const {
     if constexpr (is_uniprocessor<D>)
-      run_interleaved(d, params());
+      run_interleaved(d, params(), choices_);
     else if constexpr (is_virtual<D>)
-      run_virtual(d, params());
+      run_virtual(d, params(), choices_);
     else
-      run_native(d, params());
+      run_native(d, params(), choices_);
   }
+
+ private:
+  UsememChoices choices_;
 };
 
 }  // namespace
@@ -371,12 +374,12 @@ WorkloadInfo usemem_workload() {
           {"nr_task", ParamType::integer, int64_t{0}, 0, 4096, {}, "usemem -n (0: one per CPU, as LKP's hw_vars; other counts: virtual engine)"},
           {"data_scale", ParamType::integer, int64_t{1}, 1, 1 << 20, {}, "host data region = SIZE / data_scale"},
           {"iterations", ParamType::integer, int64_t{1}, 1, 1000, {}, "case iterations, state carried over (LKP runs 16)"},
-          {"mempolicy", ParamType::choice, std::string("local"), {}, {}, {"local", "bind", "preferred", "interleave"},
+          {"mempolicy", ParamType::choice, std::string("local"), {}, {}, mempolicy_names(),
            "the tasks' memory policy at fault time"},
           {"policy_nodes", ParamType::string, std::string("all"), {}, {}, {}, "node list for bind/preferred/interleave, as numactl reads it: 0,1 or 0-3,6 (all: every node)"},
           {"surplus_policy", ParamType::boolean, false, {}, {}, {}, "also apply the policy to the reservation's order-9 allocations (not 5.17)"},
           {"overcommit", ParamType::integer, int64_t{0}, 0, 1e12, {}, "nr_overcommit_hugepages (0: LKP's unit_size/2M + tasks + 1)"},
-          {"clear_huge_page", ParamType::choice, std::string("per_subpage"), {}, {}, {"per_subpage", "multi_page"},
+          {"clear_huge_page", ParamType::choice, std::string("per_subpage"), {}, {}, clear_mode_names(),
            "how a fault clears its 2 MiB page: clear_page per subpage (v5.17) or one clear_pages over it (seed 000's x86 "
            "series); virtual engine: at the machine file's rate for that mode"},
       },
@@ -385,7 +388,7 @@ WorkloadInfo usemem_workload() {
       run::kAllEngines,
       {},
       [](const config::Params& p, const vt::MachineModel& m, const std::string& source) {
-        vt::require_clear_rate(m, *vt::parse_clear_mode(p.string("clear_huge_page")), source + ": workload.params.clear_huge_page");
+        vt::require_clear_rate(m, usemem_choices(p).clear_huge_page, source + ": workload.params.clear_huge_page");
       },
   };
   w.check = [](const config::Params& p, const mm::MachineSpec& m, const std::string&,

@@ -137,7 +137,7 @@ TEST(Native, MoreCpusThanHostCoresNeedsOversubscribe) {
   const unsigned too_many = NativeEngine::host_cpus() + 1;
   scenario::Scenario sc = make_scenario("thp_alloc", "v5.17", too_many);
   EXPECT_THROW(run::run_one(sc, 0, 0, {}), InputError);
-  sc.engine_options.oversubscribe = true;
+  sc.engine_options = sc.engine_options.with("oversubscribe", true);
   const run::RunResult r = run::run_one(sc, 0, 0, {});
   EXPECT_TRUE(r.violations.empty());
   bool noted = false;

@@ -11,6 +11,7 @@
 #include "pagesim/engine/virtual/virtual.h"
 #include "pagesim/mm/config.h"
 #include "pagesim/run/runner.h"
+#include "pagesim/vt/machine_model.h"
 #include "pagesim/workload/registry.h"
 
 namespace pagesim {
@@ -70,6 +71,8 @@ scenario::Scenario thp_scenario(const std::string& engine, const std::string& pr
   values["batch"] = int64_t{4};
   sc.params = config::Params(values);
   sc.engine = engine;
+  if (engine == "virtual")
+    sc.machine_model = std::make_shared<const vt::MachineModel>(vt::load_machine_model(vt::default_machine_file()));
   return sc;
 }
 

@@ -8,6 +8,7 @@
 #include "pagesim/mm/config.h"
 #include "pagesim/report/report.h"
 #include "pagesim/run/runner.h"
+#include "pagesim/vt/machine_model.h"
 #include "pagesim/workload/registry.h"
 #include "pagesim/workload/usemem_result.h"
 
@@ -34,6 +35,7 @@ scenario::Scenario make_scenario(const std::string& workload, const std::string&
   }
   sc.params = config::Params(values);
   sc.engine = "virtual";
+  sc.machine_model = std::make_shared<const vt::MachineModel>(vt::load_machine_model(vt::default_machine_file()));
   return sc;
 }
 
@@ -60,7 +62,7 @@ TEST(VirtualRuns, BalancingPoliciesAreDeterministic) {
   for (const char* policy : {"cfs", "numa"})
     for (int64_t tasks : {0, 16}) {
       scenario::Scenario sc = make_scenario("usemem", "v5.17+mel", 4);
-      sc.engine_options.sched = policy;
+      sc.engine_options = sc.engine_options.with("sched", std::string(policy));
       std::map<std::string, config::ParamValue> values = sc.params.values();
       values["nr_task"] = tasks;
       sc.params = config::Params(values);
@@ -77,7 +79,7 @@ TEST(VirtualRuns, BalancingPoliciesAreDeterministic) {
 TEST(VirtualRuns, ParallelRunsGiveTheSerialResultsInOrder) {
   scenario::Scenario sc = make_scenario("usemem", "v5.17", 2);
   sc.variants.push_back({"v5.17+mel", *mm::preset_config("v5.17+mel")});
-  sc.engine_options.sched = "cfs";
+  sc.engine_options = sc.engine_options.with("sched", std::string("cfs"));
   sc.repeats = 2;
   const scenario::ScenarioSet set{sc};
   run::RunOptions one, two;
@@ -187,7 +189,7 @@ TEST(VirtualRuns, UsememMultiPageClearingShortensTheFaultLoop) {
 // aggregate placement metrics: 16 tasks time-sharing 8 vCPUs under NUMA balancing.
 TEST(VirtualRuns, TaskPlacementsAgreeWithTheSchedulerAndTheMetrics) {
   scenario::Scenario sc = make_scenario("usemem", "v5.17", 4);
-  sc.engine_options.sched = "numa";
+  sc.engine_options = sc.engine_options.with("sched", std::string("numa"));
   std::map<std::string, config::ParamValue> values = sc.params.values();
   values["nr_task"] = int64_t{16};
   sc.params = config::Params(values);

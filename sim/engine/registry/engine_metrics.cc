@@ -1,4 +1,4 @@
-// The engines' declared metrics, assembled here because the run library links every engine.
+// The engines' declared metrics, assembled here, in the one library that links every engine.
 #include "pagesim/engine/engine.h"
 #include "pagesim/engine/engine_metrics.h"
 #include "pagesim/engine/native/native.h"
