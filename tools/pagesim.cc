@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
 
   auto* list = app.add_subcommand("list", with_example("List workloads and their parameters, presets, knobs, engines, counters and shipped scenarios.",
                                                        "pagesim list"));
+  bool metrics_markdown = false;
+  list->add_flag("--metrics-markdown", metrics_markdown, "print only the declared metrics, as docs/output.md's table");
 
   std::string plot_json, plot_out;
   auto* plot = app.add_subcommand("plot", with_example("Render PNG and SVG plots of a result JSON through gnuplot.",
@@ -146,7 +148,7 @@ int main(int argc, char** argv) {
     }
     if (*run) return cli::run(ra);
     if (*validate) return cli::validate(va);
-    if (*list) return cli::list();
+    if (*list) return cli::list(metrics_markdown);
     if (*plot) {
       if (plot_out.empty()) plot_out = (std::filesystem::path(plot_json).parent_path() / "plots").string();
       return cli::plot(plot_json, plot_out);

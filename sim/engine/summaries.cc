@@ -6,9 +6,18 @@
 #include <cmath>
 #include <map>
 
+#include "pagesim/engine/engine_metrics.h"
 #include "pagesim/mm/types.h"
 
 namespace pagesim::engine {
+
+namespace {
+constexpr run::MetricPattern<1> kIrqOffCount{"irq_off_{site}_count", "", run::kThreadedEngines, "IRQ-off regions entered at a call site"};
+constexpr run::MetricPattern<1> kIrqOffAvgNs{"irq_off_{site}_avg_ns", "ns", run::kThreadedEngines, "their mean length", true};
+constexpr run::MetricPattern<1> kIrqOffMaxNs{"irq_off_{site}_max_ns", "ns", run::kThreadedEngines, "their longest", true};
+}  // namespace
+
+std::vector<run::MetricInfo> irq_off_metrics() { return run::metric_infos(kIrqOffCount, kIrqOffAvgNs, kIrqOffMaxNs); }
 
 namespace {
 // The counter-name suffix of a lock context: struct_page_<suffix>, model_struct_page_misses_<suffix>.
@@ -109,9 +118,9 @@ void summarize_irq_off(const IrqOffStat& s, std::map<std::string, double>& metri
     const TimeStat& t = s.by_site[i];
     if (!t.count) continue;
     const std::string site(site_name(static_cast<Site>(i)));
-    metrics[fmt::format("irq_off_{}_count", site)] = static_cast<double>(t.count);
-    metrics[fmt::format("irq_off_{}_avg_ns", site)] = static_cast<double>(t.total) / static_cast<double>(t.count);
-    metrics[fmt::format("irq_off_{}_max_ns", site)] = static_cast<double>(t.max);
+    kIrqOffCount.at(site).set(metrics, static_cast<double>(t.count));
+    kIrqOffAvgNs.at(site).set(metrics, static_cast<double>(t.total) / static_cast<double>(t.count));
+    kIrqOffMaxNs.at(site).set(metrics, static_cast<double>(t.max));
   }
 }
 

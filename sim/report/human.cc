@@ -82,26 +82,9 @@ void locks(std::string& out, const run::RunResult& r) {
                        l.hold_ns_max / 1e3);
 }
 
-// usemem: task-iterations by the node of their mmap (reservation), of their first fault and
-// where their store loop ran longest (runs[].tasks in the JSON has each task).
-void placement(std::string& out, const run::RunResult& r) {
-  if (r.tasks.empty()) return;
-  std::map<std::string, unsigned> counts;
-  bool loops = false;  // the engine followed the store loops (virtual)
-  for (const run::TaskPlacement& t : r.tasks)
-    for (const run::TaskPlacement::Iteration& it : t.iterations) {
-      const auto& loop = it.store_loop_node_s;
-      loops |= !loop.empty();
-      const std::string where = it.failed ? "failed"
-                                : loop.empty()
-                                    ? fmt::format("{}→{}", it.reserve_node, it.fault_node)
-                                    : fmt::format("{}→{}→{}", it.reserve_node, it.fault_node,
-                                                  std::max_element(loop.begin(), loop.end()) - loop.begin());
-      counts[where]++;
-    }
-  out += fmt::format("  placement (repeat {}, task-iterations by node of mmap → first fault{}):\n", r.repeat,
-                     loops ? " → most of the store loop" : "");
-  for (const auto& [where, n] : counts) out += fmt::format("    {:<10} {:>6}\n", where, n);
+// The workload's own section (usemem: its tasks' placement), when it keeps records.
+void workload_section(std::string& out, const run::RunResult& r) {
+  if (r.workload_result) out += r.workload_result->human_section(r.repeat);
 }
 
 void cache(std::string& out, const run::RunResult& r) {
@@ -236,7 +219,7 @@ std::string human(const scenario::ScenarioSet& set, const std::vector<run::RunRe
       zones(out, first);
       pagesets(out, first);
       locks(out, first);
-      placement(out, first);
+      workload_section(out, first);
       cache(out, first);
       health(out, v);
       out += '\n';

@@ -4,6 +4,7 @@
 #include "pagesim/error.h"
 #include "pagesim/report/report.h"
 #include "pagesim/version.h"
+#include "pagesim/workload/registry.h"
 
 namespace pagesim::report {
 
@@ -48,88 +49,8 @@ mm::zone_type zone_from_name(const std::string& name) {
   throw nlohmann::json::other_error::create(501, "unknown zone name '" + name + "'", nullptr);
 }
 
-ojson start_json(const run::TaskPlacement::Iteration::Start& s) {
-  return {{"fork_node", s.fork_node},
-          {"wake_node", s.wake_node},
-          {"mmap_start_node", s.mmap_start_node},
-          {"mmap_start_us", s.mmap_start_us},
-          {"mmap_end_node", s.mmap_end_node},
-          {"mmap_end_us", s.mmap_end_us},
-          {"first_fault_node", s.first_fault_node},
-          {"first_fault_us", s.first_fault_us},
-          {"pass1_node", s.pass1_node},
-          {"pass1_us", s.pass1_us},
-          {"pass2_node", s.pass2_node},
-          {"pass2_us", s.pass2_us},
-          {"reserved_node_pages", s.reserved_node_pages},
-          {"spin_zone_lock_us", s.spin_zone_lock_us},
-          {"spin_hugetlb_lock_us", s.spin_hugetlb_lock_us}};
-}
-
-run::TaskPlacement::Iteration::Start start_from_json(const nlohmann::json& j) {
-  run::TaskPlacement::Iteration::Start s;
-  s.fork_node = j.at("fork_node").get<int>();
-  s.wake_node = j.at("wake_node").get<int>();
-  s.mmap_start_node = j.at("mmap_start_node").get<int>();
-  s.mmap_start_us = j.at("mmap_start_us").get<int64_t>();
-  s.mmap_end_node = j.at("mmap_end_node").get<int>();
-  s.mmap_end_us = j.at("mmap_end_us").get<int64_t>();
-  s.first_fault_node = j.at("first_fault_node").get<int>();
-  s.first_fault_us = j.at("first_fault_us").get<int64_t>();
-  s.pass1_node = j.at("pass1_node").get<int>();
-  s.pass1_us = j.at("pass1_us").get<int64_t>();
-  s.pass2_node = j.at("pass2_node").get<int>();
-  s.pass2_us = j.at("pass2_us").get<int64_t>();
-  s.reserved_node_pages = j.at("reserved_node_pages").get<std::vector<uint64_t>>();
-  s.spin_zone_lock_us = j.at("spin_zone_lock_us").get<double>();
-  s.spin_hugetlb_lock_us = j.at("spin_hugetlb_lock_us").get<double>();
-  return s;
-}
-
-ojson tasks_json(const std::vector<run::TaskPlacement>& tasks) {
-  ojson a = ojson::array();
-  for (const run::TaskPlacement& t : tasks) {
-    ojson timeline = ojson::array(), iterations = ojson::array();
-    for (const run::TaskPlacement::Move& mv : t.timeline) timeline.push_back({{"at_ns", mv.at_ns}, {"cpu", mv.cpu}});
-    for (const run::TaskPlacement::Iteration& it : t.iterations) {
-      iterations.push_back({{"failed", it.failed},
-                            {"reserve_node", it.reserve_node},
-                            {"fault_node", it.fault_node},
-                            {"fault_node_pages", it.fault_node_pages},
-                            {"store_loop_node_s", it.store_loop_node_s},
-                            {"remote_store_share_pct", it.remote_store_share_pct},
-                            {"kbps", it.kbps}});
-      if (it.start.fork_node >= 0) iterations.back()["start"] = start_json(it.start);
-    }
-    a.push_back({{"task", t.task}, {"timeline", std::move(timeline)}, {"iterations", std::move(iterations)}});
-  }
-  return a;
-}
-
-std::vector<run::TaskPlacement> tasks_from_json(const nlohmann::json& a) {
-  std::vector<run::TaskPlacement> tasks;
-  for (const auto& jt : a) {
-    run::TaskPlacement t;
-    t.task = jt.at("task").get<unsigned>();
-    for (const auto& mv : jt.at("timeline")) t.timeline.push_back({mv.at("at_ns").get<uint64_t>(), mv.at("cpu").get<unsigned>()});
-    for (const auto& ji : jt.at("iterations")) {
-      run::TaskPlacement::Iteration it;
-      it.failed = ji.at("failed").get<bool>();
-      it.reserve_node = ji.at("reserve_node").get<unsigned>();
-      it.fault_node = ji.at("fault_node").get<unsigned>();
-      it.fault_node_pages = ji.at("fault_node_pages").get<std::vector<uint64_t>>();
-      it.store_loop_node_s = ji.at("store_loop_node_s").get<std::vector<double>>();
-      it.remote_store_share_pct = ji.at("remote_store_share_pct").get<double>();
-      it.kbps = ji.value("kbps", 0.0);  // results saved before it was recorded have none
-      if (ji.contains("start")) it.start = start_from_json(ji.at("start"));
-      t.iterations.push_back(std::move(it));
-    }
-    tasks.push_back(std::move(t));
-  }
-  return tasks;
-}
-
-run::RunResult run_from_json(const nlohmann::json& j) {
+// `read_result`: the run's workload's reader of runs[].tasks (WorkloadInfo::read_result), if it has one.
+run::RunResult run_from_json(const nlohmann::json& j, const workload::ResultReader& read_result) {
   run::RunResult r;
   r.variant = j.at("variant").get<std::string>();
   r.engine = j.at("engine").get<std::string>();
@@ -186,7 +107,7 @@ run::RunResult run_from_json(const nlohmann::json& j) {
   r.vmstat = j.at("vmstat").get<std::map<std::string, uint64_t>>();
   r.memmap_backing = j.at("memmap_backing").get<std::string>();
   if (j.contains("notes")) r.notes = j.at("notes").get<std::vector<std::string>>();
-  if (j.contains("tasks")) r.tasks = tasks_from_json(j.at("tasks"));
+  if (read_result && j.contains("tasks")) r.workload_result = read_result(j.at("tasks"));
   r.bad_page_reports = j.at("bad_page_reports").get<std::vector<std::string>>();
   r.wall_s = j.at("wall_s").get<double>();
   return r;
@@ -214,7 +135,7 @@ ojson run_to_json(const run::RunResult& r) {
   j["vmstat"] = r.vmstat;
   j["memmap_backing"] = r.memmap_backing;
   j["bad_page_reports"] = r.bad_page_reports;
-  j["tasks"] = tasks_json(r.tasks);
+  j["tasks"] = r.workload_result ? r.workload_result->tasks_json() : ojson::array();
   j["notes"] = r.notes;
   j["wall_s"] = r.wall_s;
   return j;
@@ -248,8 +169,11 @@ std::vector<run::RunResult> runs_from_json(const nlohmann::json& doc, const std:
   try {
     if (doc.at("schema").get<std::string>() != "pagesim/1")
       throw InputError(fmt::format("{}: schema is '{}', expected 'pagesim/1'", source, doc["schema"].get<std::string>()));
+    // The scenario names the workload, whose records runs[].tasks holds.
+    const workload::WorkloadInfo* w =
+        workload::find_workload(doc.value(nlohmann::json::json_pointer("/scenario/workload/name"), std::string()));
     std::vector<run::RunResult> runs;
-    for (const auto& j : doc.at("runs")) runs.push_back(run_from_json(j));
+    for (const auto& j : doc.at("runs")) runs.push_back(run_from_json(j, w ? w->read_result : workload::ResultReader{}));
     return runs;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: not a pagesim/1 result: {}", source, e.what()));

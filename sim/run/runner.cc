@@ -47,20 +47,30 @@ std::vector<std::string> engine_names() {
   return names;
 }
 
+namespace {
+
+// The metrics every run reports (collect_common, validity_flags).
+constexpr Metric kPcpRefills{"pcp_refills", "", kAllEngines, "rmqueue_bulk calls that refilled a pcp list (vmstat pcp_refill)"};
+constexpr Metric kPcpDrains{"pcp_drains", "", kAllEngines, "free_pcppages_bulk calls (vmstat pcp_drain)"};
+constexpr Metric kBadPages{"bad_pages", "", kAllEngines, "bad_page() reports"};
+constexpr Metric kLeakedPages{"leaked_pages", "", kAllEngines, "pages abandoned after a failed check"};
+constexpr Metric kNrFreePagesDrift{"nr_free_pages_drift", "pages", kAllEngines,
+                                   "leaked pages still counted in NR_FREE_PAGES (the v5.17 bug)"};
+constexpr Metric kZoneBelowLowWmark{"valid.zone_below_low_wmark", "", kAllEngines,
+                                    "1 if an allocation failed the low-watermark pass or a zone ends below it", false, true};
+constexpr Metric kSlowpathEntered{"valid.slowpath_entered", "", kAllEngines, "__alloc_pages_slowpath entries", false, true};
+constexpr Metric kRemoteFallback{"valid.remote_fallback", "", kAllEngines,
+                                 "numa_miss: allocations served by another node than the preferred one", false, true};
+constexpr Metric kCausalitySlack{"valid.causality_slack", "", kAllEngines, "accesses run ahead of the next clock (virtual engine)", false,
+                                 true, true};
+constexpr Metric kModelValid{"model_valid", "", kAllEngines, "1 when every valid.* flag is 0", false, true, true};
+
+}  // namespace
+
 const std::vector<MetricInfo>& metric_table() {
   static const std::vector<MetricInfo> kTable = [] {
-    std::vector<MetricInfo> t = {
-        {"pcp_refills", "", kAllEngines, "rmqueue_bulk calls that refilled a pcp list (vmstat pcp_refill)"},
-        {"pcp_drains", "", kAllEngines, "free_pcppages_bulk calls (vmstat pcp_drain)"},
-        {"bad_pages", "", kAllEngines, "bad_page() reports"},
-        {"leaked_pages", "", kAllEngines, "pages abandoned after a failed check"},
-        {"nr_free_pages_drift", "pages", kAllEngines, "leaked pages still counted in NR_FREE_PAGES (the v5.17 bug)"},
-        {"valid.zone_below_low_wmark", "", kAllEngines, "1 if an allocation failed the low-watermark pass or a zone ends below it", false, true},
-        {"valid.slowpath_entered", "", kAllEngines, "__alloc_pages_slowpath entries", false, true},
-        {"valid.remote_fallback", "", kAllEngines, "numa_miss: allocations served by another node than the preferred one", false, true},
-        {"valid.causality_slack", "", kAllEngines, "accesses run ahead of the next clock (virtual engine)", false, true, true},
-        {"model_valid", "", kAllEngines, "1 when every valid.* flag is 0", false, true, true},
-    };
+    std::vector<MetricInfo> t = metric_infos(kPcpRefills, kPcpDrains, kBadPages, kLeakedPages, kNrFreePagesDrift, kZoneBelowLowWmark,
+                                             kSlowpathEntered, kRemoteFallback, kCausalitySlack, kModelValid);
     for (MetricInfo& i : t) i.owner = "runner";
     for (const MetricInfo& i : engine::engine_metrics()) t.push_back(i);
     for (const workload::WorkloadInfo& w : workload::registered_workloads()) t.insert(t.end(), w.metrics.begin(), w.metrics.end());
@@ -151,23 +161,23 @@ void validity_flags(const mm::Machine& m, const uint64_t* ev, RunResult& r) {
   for (const mm::Zone* z : m.populated_zones())
     below_low |= mm::zone_census(*z).nr_free_pages < static_cast<long>(z->low_wmark_pages());
   const auto slack = r.metrics.find("causality_slack_accesses");
-  const std::pair<const char*, double> flags[] = {
-      {"valid.zone_below_low_wmark", below_low ? 1 : 0},
-      {"valid.slowpath_entered", static_cast<double>(ev[mm::ALLOC_SLOWPATH])},
-      {"valid.remote_fallback", static_cast<double>(ev[mm::NUMA_MISS])},
-      {"valid.causality_slack", slack == r.metrics.end() ? 0 : slack->second},
+  const std::pair<const Metric*, double> flags[] = {
+      {&kZoneBelowLowWmark, below_low ? 1 : 0},
+      {&kSlowpathEntered, static_cast<double>(ev[mm::ALLOC_SLOWPATH])},
+      {&kRemoteFallback, static_cast<double>(ev[mm::NUMA_MISS])},
+      {&kCausalitySlack, slack == r.metrics.end() ? 0 : slack->second},
   };
   bool ok = true;
-  for (const auto& [name, value] : flags) {
-    r.metrics[name] = value;
+  for (const auto& [flag, value] : flags) {
+    flag->set(r.metrics, value);
     if (value) {
       ok = false;
       r.notes.push_back(fmt::format("validity: {} = {} (outside the model's assumptions: no reclaim, no remote "
                                     "fallback, strict causality)",
-                                    name, value));
+                                    flag->name, value));
     }
   }
-  r.metrics["model_valid"] = ok ? 1 : 0;
+  kModelValid.set(r.metrics, ok ? 1 : 0);
 }
 
 // The counters every engine shares: zones, vmstat events, invariants, bad pages, backing.
@@ -185,13 +195,13 @@ void collect_common(const mm::Machine& m, RunResult& r) {
   for (const mm::ZoneCensus& c : r.zones) nr_free += c.nr_free_pages;
   r.vmstat["nr_free_pages"] = static_cast<uint64_t>(nr_free);
   for (unsigned i = 0; i < mm::NR_VM_EVENT_ITEMS; ++i) r.vmstat[std::string(mm::vm_event_name(i))] = ev[i];
-  r.metrics["pcp_refills"] = static_cast<double>(ev[mm::PCP_REFILL]);
-  r.metrics["pcp_drains"] = static_cast<double>(ev[mm::PCP_DRAIN]);
-  r.metrics["bad_pages"] = static_cast<double>(ev[mm::BAD_PAGE]);
-  r.metrics["leaked_pages"] = static_cast<double>(ev[mm::LEAKED_PAGES]);
+  kPcpRefills.set(r.metrics, static_cast<double>(ev[mm::PCP_REFILL]));
+  kPcpDrains.set(r.metrics, static_cast<double>(ev[mm::PCP_DRAIN]));
+  kBadPages.set(r.metrics, static_cast<double>(ev[mm::BAD_PAGE]));
+  kLeakedPages.set(r.metrics, static_cast<double>(ev[mm::LEAKED_PAGES]));
   long unaccounted = 0;
   for (const mm::ZoneCensus& c : r.zones) unaccounted += c.leaked_unaccounted;
-  r.metrics["nr_free_pages_drift"] = static_cast<double>(unaccounted);
+  kNrFreePagesDrift.set(r.metrics, static_cast<double>(unaccounted));
   validity_flags(m, ev, r);
   run::check_invariants_into(m, r.invariant_checks, r.violations);
   for (const mm::BadPageReport& b : m.bad_page_reports())

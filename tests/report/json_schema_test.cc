@@ -9,6 +9,7 @@
 
 #include "pagesim/error.h"
 #include "pagesim/report/report.h"
+#include "pagesim/workload/usemem_result.h"
 #include "report_test_util.h"
 
 namespace pagesim::test {
@@ -88,13 +89,27 @@ class SchemaChecker {
   std::set<std::string> seen_;
 };
 
+// usemem's records with every field set (the virtual engine's start steps too).
+std::vector<workload::TaskPlacement> usemem_tasks() {
+  std::vector<workload::TaskPlacement> tasks = {
+      {.task = 0,
+       .timeline = {{.at_ns = 0, .cpu = 3}, {.at_ns = 1000, .cpu = 70}},
+       .iterations = {{.reserve_node = 0, .fault_node = 1, .fault_node_pages = {2, 6}, .store_loop_node_s = {0.5, 1.5},
+                       .remote_store_share_pct = 43.75}}}};
+  tasks[0].iterations[0].start = {.fork_node = 0, .wake_node = 0, .mmap_start_node = 0, .mmap_end_node = 1,
+                                  .first_fault_node = 1, .pass1_node = 1, .pass2_node = -1, .mmap_start_us = 5,
+                                  .mmap_end_us = 30000, .first_fault_us = 30000, .pass1_us = 1000000, .pass2_us = -1,
+                                  .reserved_node_pages = {3, 5}, .spin_zone_lock_us = 1.5, .spin_hugetlb_lock_us = 2};
+  return tasks;
+}
+
 // A result that has every part filled: two sweep points, locks, zones, cache, violations.
 nlohmann::ordered_json full_document() {
   scenario::ScenarioSet set(2);
   for (size_t i = 0; i < set.size(); ++i) {
     set[i].file = "sweep.yaml";
     set[i].sweep = {"machine.cpus", std::to_string(i + 1)};
-    set[i].resolved = {{"machine", {{"nodes", 1}, {"cpus", i + 1}}}, {"repeats", 2}};
+    set[i].resolved = {{"machine", {{"nodes", 1}, {"cpus", i + 1}}}, {"workload", {{"name", "usemem"}}}, {"repeats", 2}};
   }
   std::vector<run::RunResult> runs;
   for (const char* cpus : {"1", "2"})
@@ -112,14 +127,7 @@ nlohmann::ordered_json full_document() {
       r.memmap_backing = "4k";
       r.bad_page_reports = {"BUG: Bad page state"};
       r.notes = {"native engine: 2 threads on 2 host cores"};
-      r.tasks = {run::TaskPlacement{.task = 0,
-                                    .timeline = {{.at_ns = 0, .cpu = 3}, {.at_ns = 1000, .cpu = 70}},
-                                    .iterations = {{.reserve_node = 0, .fault_node = 1, .fault_node_pages = {2, 6},
-                                                    .store_loop_node_s = {0.5, 1.5}, .remote_store_share_pct = 43.75}}}};
-      r.tasks[0].iterations[0].start = {.fork_node = 0, .wake_node = 0, .mmap_start_node = 0, .mmap_end_node = 1,
-                                        .first_fault_node = 1, .pass1_node = 1, .pass2_node = -1, .mmap_start_us = 5,
-                                        .mmap_end_us = 30000, .first_fault_us = 30000, .pass1_us = 1000000, .pass2_us = -1,
-                                        .reserved_node_pages = {3, 5}, .spin_zone_lock_us = 1.5, .spin_hugetlb_lock_us = 2};
+      r.workload_result = std::make_shared<const workload::UsememResult>(usemem_tasks());
       runs.push_back(r);
     }
   return report::to_json(set, runs, true, run::Shard{1, 3});
@@ -150,6 +158,10 @@ TEST(JsonSchemaTest, RunsReadBack) {
   nlohmann::ordered_json again = nlohmann::ordered_json::array();
   for (const run::RunResult& r : runs) again.push_back(report::run_to_json(r));
   EXPECT_EQ(again.dump(), doc["runs"].dump());
+  // usemem's records come back through its reader (WorkloadInfo::read_result), equal.
+  const auto* usemem = dynamic_cast<const workload::UsememResult*>(runs[0].workload_result.get());
+  ASSERT_NE(usemem, nullptr);
+  EXPECT_EQ(usemem->tasks(), usemem_tasks());
 }
 
 TEST(JsonSchemaTest, MalformedDocumentIsInputError) {

@@ -79,7 +79,8 @@ struct ReplayArgs {
 };
 int replay(const ReplayArgs& a);
 
-int list();
+// Everything a scenario can name; `metrics_markdown`: only the declared metrics, as docs/output.md's table.
+int list(bool metrics_markdown = false);
 
 int plot(const std::string& json_file, const std::string& out_dir);
 

@@ -54,7 +54,11 @@ void list_scenarios() {
 
 }  // namespace
 
-int list() {
+int list(bool metrics_markdown) {
+  if (metrics_markdown) {
+    fmt::print("{}", run::metrics_markdown(run::metric_table()));
+    return 0;
+  }
   fmt::print("Workloads (workload.name, workload.params):\n");
   for (const workload::WorkloadInfo& w : workload::registered_workloads()) {
     fmt::print("  {:<20} {}\n", w.name, w.description);

@@ -89,7 +89,8 @@ std::string input_path(const std::string& source, const std::string& file);
 // shipped machine files by name (config::shipped_candidates: NAME or NAME.yaml).
 std::vector<std::filesystem::path> machine_file_candidates(const std::string& source, const std::string& file);
 
-// The metrics the engines report themselves.
+// The metrics the engines report themselves, assembled by the engine registry's library
+// (sim/engine/registry/engine_metrics.cc) from each engine's declarations (engine_metrics.h).
 std::vector<run::MetricInfo> engine_metrics();
 
 }  // namespace pagesim::engine

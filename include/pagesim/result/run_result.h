@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "pagesim/mm/invariants.h"
 #include "pagesim/mm/machine.h"
+#include "pagesim/result/workload_result.h"
 
 namespace pagesim::run {
 
@@ -37,35 +39,6 @@ struct ProcSnapshot {  // kernel-format text, captured at the end of the run
   std::string buddyinfo, zoneinfo, vmstat, pagetypeinfo, lock_stat;
 };
 
-// One usemem task's placement: where it ran (virtual engine) and, per iteration, where it
-// reserved, faulted and ran its store loop.
-struct TaskPlacement {
-  struct Move {
-    uint64_t at_ns = 0;  // virtual time
-    unsigned cpu = 0;
-  };
-  struct Iteration {
-    bool failed = false;
-    unsigned reserve_node = 0, fault_node = 0;
-    std::vector<uint64_t> fault_node_pages;  // the task's huge pages by node
-    std::vector<double> store_loop_node_s;   // store-loop time by node (virtual engine)
-    double remote_store_share_pct = 0;
-    double kbps = 0;  // usemem's rate line for the iteration (0 when it failed)
-    // The iteration's start (virtual engine): where the task was at each step and when, in us
-    // after the iteration's fork; -1: not reached.
-    struct Start {
-      int fork_node = -1, wake_node = -1, mmap_start_node = -1, mmap_end_node = -1, first_fault_node = -1;
-      int pass1_node = -1, pass2_node = -1;  // NUMA balancing's first two scan passes
-      int64_t mmap_start_us = -1, mmap_end_us = -1, first_fault_us = -1, pass1_us = -1, pass2_us = -1;
-      std::vector<uint64_t> reserved_node_pages;   // surplus pages its mmap allocated, by node
-      double spin_zone_lock_us = 0, spin_hugetlb_lock_us = 0;  // spinning inside its mmap
-    } start;
-  };
-  unsigned task = 0;
-  std::vector<Move> timeline;  // the fork placement, then every migration (virtual engine)
-  std::vector<Iteration> iterations;
-};
-
 // One CPU's pageset of one zone at the end of a run, as zoneinfo prints it (--verbose). 5.17's
 // pagesets have no high_min and high_max (0).
 struct PcpSetting {
@@ -93,7 +66,7 @@ struct RunResult {
   std::string memmap_backing;
   std::vector<std::string> bad_page_reports;  // "Bad page state" lines, first ones
   ProcSnapshot proc;
-  std::vector<TaskPlacement> tasks;  // usemem only
+  std::shared_ptr<const WorkloadResult> workload_result;  // the workload's own records, if it keeps any
   std::vector<std::string> notes;  // caveats the reader must see, e.g. oversubscribed host
   double wall_s = 0;  // host wall time of the run (excluded from determinism checks)
 };

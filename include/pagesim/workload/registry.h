@@ -15,6 +15,7 @@
 #include "pagesim/engine/engine.h"
 #include "pagesim/mm/machine_spec.h"
 #include "pagesim/result/metrics.h"
+#include "pagesim/result/workload_result.h"
 
 namespace pagesim::workload {
 
@@ -23,6 +24,9 @@ struct Args {
   const config::Params& params;  // validated against WorkloadInfo::params
   uint64_t warmup_ops = 0;       // the scenario's warm-up, in the workload's own unit
 };
+
+// Rebuilds a workload's own records of a run (RunResult::workload_result) from runs[].tasks.
+using ResultReader = std::function<std::shared_ptr<const run::WorkloadResult>(const nlohmann::json& tasks)>;
 
 using config::ParamProblem;  // a parameter value that the machine or the engine rules out
 
@@ -43,6 +47,9 @@ struct WorkloadInfo {
   // run (run::preflight, so `pagesim validate` too) and as each run starts; throws InputError
   // naming the machine file's key and the scenario `source`'s.
   std::function<void(const config::Params&, const vt::MachineModel&, const std::string& source)> check_model;
+  // Optional: for a workload that sets RunResult::workload_result, the reader of its
+  // runs[].tasks, so that `pagesim compare` and `merge` get its records back from a result file.
+  ResultReader read_result = {};
   // The metric a reader looks at first (one of `metrics`): the comparison table's first row.
   std::string headline = {};
 };

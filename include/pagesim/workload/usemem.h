@@ -21,6 +21,7 @@
 #include "pagesim/result/run_result.h"
 #include "pagesim/rng.h"
 #include "pagesim/vt/clear_pages.h"
+#include "pagesim/workload/usemem_result.h"
 
 namespace pagesim::workload {
 
@@ -51,7 +52,7 @@ struct UsememTaskResult {
   std::vector<uint64_t> store_node_ps;  // virtual: store-loop time spent on each node
   uint64_t sys_ns = 0, user_ns = 0;
   uint64_t reserve_ns = 0, fault_ns = 0;  // virtual: mmap (the reservation) and the fault loop
-  run::TaskPlacement::Iteration::Start start;  // virtual: the first steps, for the timeline
+  TaskPlacement::Iteration::Start start;  // virtual: the first steps, for the timeline
 };
 
 // The per-task data region (real memory, THP-advised).

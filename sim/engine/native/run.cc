@@ -7,6 +7,7 @@
 
 #include "../summaries.h"
 #include "cache_replay.h"
+#include "pagesim/engine/engine_metrics.h"
 #include "pagesim/engine/native/driver.h"
 #include "pagesim/engine/registry.h"
 #include "pagesim/error.h"
@@ -14,6 +15,9 @@
 namespace pagesim::engine {
 
 namespace {
+
+constexpr run::Metric kThreads{"threads", "", run::kNative, "CPU threads", false, true};
+constexpr run::Metric kHostCpus{"host_cpus", "", run::kNative, "the host's CPUs", false, true};
 
 // The native engine's `engine:` options, as native_engine() declares them.
 NativeOptions native_options(const config::Params& p, const std::string& source) {
@@ -40,9 +44,9 @@ void run_native_t(const RunInput& in, const Program& program) {
 
   run::RunResult& r = in.result;
   auto& m = r.metrics;
-  m["elapsed_s"] = d.elapsed_s();
-  m["threads"] = n;
-  m["host_cpus"] = NativeEngine::host_cpus();
+  kElapsedS.set(m, d.elapsed_s());
+  kThreads.set(m, n);
+  kHostCpus.set(m, NativeEngine::host_cpus());
   std::vector<const LockStatTable*> lock_tables;
   IrqOffStat irq;
   AccessCounters acc;
@@ -55,7 +59,7 @@ void run_native_t(const RunInput& in, const Program& program) {
     if (d.hw(c))
       for (const auto& [k, v] : d.hw(c)->read()) r.cache.hw[k] += v;
   }
-  m["sys_s"] = sys_ns / 1e9;
+  kSysS.set(m, sys_ns / 1e9);
   r.locks = summarize_locks(lock_tables);
   summarize_irq_off(irq, m);
   r.cache.model = "off (engine.track: false)";
@@ -84,6 +88,8 @@ void run_native(const RunInput& in, const Program& program) {
   else
     run_native_t<false>(in, program);
 }
+
+std::vector<run::MetricInfo> native_metrics() { return run::metric_infos(kThreads, kHostCpus); }
 
 EngineInfo native_engine() {
   using config::ParamType;

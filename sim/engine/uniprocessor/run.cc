@@ -3,6 +3,7 @@
 #include <string>
 
 #include "../summaries.h"
+#include "pagesim/engine/engine_metrics.h"
 #include "pagesim/engine/registry.h"
 #include "pagesim/engine/uniprocessor/driver.h"
 
@@ -32,7 +33,7 @@ void run_uniprocessor(const RunInput& in, const Program& program) {
   UniprocessorDriver d(in, ex);
   program.run(d);
   run::RunResult& r = in.result;
-  r.metrics["elapsed_s"] = d.elapsed_s();
+  kElapsedS.set(r.metrics, d.elapsed_s());
   r.cache.model = "line-access counts (uniprocessor engine: no cache model)";
   r.cache.hw_reason = "not read by the uniprocessor engine";
   summarize_accesses(ex.accesses(), r.cache);

@@ -7,7 +7,9 @@
 #include <string>
 
 #include "../summaries.h"
+#include "pagesim/engine/engine_metrics.h"
 #include "pagesim/engine/virtual/driver.h"
+#include "pagesim/engine/virtual/metrics.h"
 #include "pagesim/engine/virtual/numa_balancing.h"
 #include "pagesim/error.h"
 #include "pagesim/rng.h"
@@ -16,6 +18,20 @@
 namespace pagesim::engine {
 
 namespace {
+
+constexpr run::Metric kVcpus{"vcpus", "", run::kVirtual, "tasks run (one per vCPU unless usemem's nr_task says otherwise)", false, true};
+constexpr run::Metric kModelAccesses{"model_accesses", "", run::kVirtual, "cache-model calls of all tasks", false, false, true};
+constexpr run::Metric kCausalityYields{"causality_yields", "", run::kVirtual,
+                                       "switches because a task's clock passed the next one's", false, false, true};
+constexpr run::Metric kCausalitySlackAccesses{"causality_slack_accesses", "", run::kVirtual,
+                                              "accesses run ahead of the next clock under engine.slack_ns", false, false, true};
+// Under engine.sched: numa, over the whole run.
+constexpr run::MetricPattern<1> kNumaVmstat{"proc-vmstat.numa_{counter}", "", run::kVirtual,
+                                            "NUMA balancing (engine.sched: numa): pte_updates, hint_faults, "
+                                            "hint_faults_local, pages_migrated"};
+constexpr run::MetricPattern<1> kNumaSched{"sched.numa_{event}", "", run::kVirtual,
+                                           "NUMA balancing: scans (task_numa_work passes), task_moves (to an idle CPU), "
+                                           "swaps (migrate_swap)"};
 
 using E = VirtualCpu;
 
@@ -45,13 +61,13 @@ namespace {
 
 // NUMA balancing's counters, over the whole run (engine.sched: numa).
 void add_numa_metrics(const NumaBalancingStats& nb, std::map<std::string, double>& m) {
-  m["proc-vmstat.numa_pte_updates"] = static_cast<double>(nb.pte_updates);
-  m["proc-vmstat.numa_hint_faults"] = static_cast<double>(nb.hint_faults);
-  m["proc-vmstat.numa_hint_faults_local"] = static_cast<double>(nb.hint_faults_local);
-  m["proc-vmstat.numa_pages_migrated"] = static_cast<double>(nb.pages_migrated);
-  m["sched.numa_scans"] = static_cast<double>(nb.scans);
-  m["sched.numa_task_moves"] = static_cast<double>(nb.task_moves);
-  m["sched.numa_swaps"] = static_cast<double>(nb.swaps);
+  kNumaVmstat.at("pte_updates").set(m, static_cast<double>(nb.pte_updates));
+  kNumaVmstat.at("hint_faults").set(m, static_cast<double>(nb.hint_faults));
+  kNumaVmstat.at("hint_faults_local").set(m, static_cast<double>(nb.hint_faults_local));
+  kNumaVmstat.at("pages_migrated").set(m, static_cast<double>(nb.pages_migrated));
+  kNumaSched.at("scans").set(m, static_cast<double>(nb.scans));
+  kNumaSched.at("task_moves").set(m, static_cast<double>(nb.task_moves));
+  kNumaSched.at("swaps").set(m, static_cast<double>(nb.swaps));
 }
 
 }  // namespace
@@ -74,8 +90,8 @@ void run_virtual(const RunInput& in, const Program& program) {
   const unsigned n = eng.nr_tasks();
   run::RunResult& r = in.result;
   auto& m = r.metrics;
-  m["elapsed_s"] = d.elapsed_s();
-  m["vcpus"] = n;
+  kElapsedS.set(m, d.elapsed_s());
+  kVcpus.set(m, n);
   if (d.phase_profile()) add_phase_metrics(*d.phase_profile(), m);
   if (const NumaBalancingStats* nb = eng.policy().numa_stats()) add_numa_metrics(*nb, m);
   std::vector<const LockStatTable*> lock_tables;
@@ -90,10 +106,10 @@ void run_virtual(const RunInput& in, const Program& program) {
     sys_ps += static_cast<double>(ex.sys_ps());
     model_accesses += static_cast<double>(ex.model_accesses());
   }
-  m["sys_s"] = sys_ps / 1e12;
-  m["model_accesses"] = model_accesses;
-  m["causality_slack_accesses"] = static_cast<double>(eng.slack_accesses());
-  m["causality_yields"] = static_cast<double>(eng.causality_yields());
+  kSysS.set(m, sys_ps / 1e12);
+  kModelAccesses.set(m, model_accesses);
+  kCausalitySlackAccesses.set(m, static_cast<double>(eng.slack_accesses()));
+  kCausalityYields.set(m, static_cast<double>(eng.causality_yields()));
   r.locks = summarize_locks(lock_tables);
   summarize_irq_off(irq, m);
   summarize_accesses(acc, r.cache);
@@ -106,6 +122,13 @@ void run_virtual(const RunInput& in, const Program& program) {
   if (eng.slack_accesses())
     r.notes.push_back(fmt::format("causality slack used: {} accesses ran ahead of the next clock (slack {} ns)",
                                   eng.slack_accesses(), slack_ns));
+}
+
+std::vector<run::MetricInfo> virtual_metrics() {
+  std::vector<run::MetricInfo> m = run::metric_infos(kVcpus, kModelAccesses, kCausalityYields, kCausalitySlackAccesses);
+  for (const auto& part : {phase_profile_metrics(), run::metric_infos(kNumaVmstat, kNumaSched)})
+    m.insert(m.end(), part.begin(), part.end());
+  return m;
 }
 
 }  // namespace pagesim::engine

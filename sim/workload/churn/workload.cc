@@ -12,6 +12,15 @@ namespace pagesim::workload {
 
 namespace {
 
+constexpr run::Metric kIterations{"iterations", "", run::kAllEngines, "loops run per CPU (after the tests' short mode)", false, true};
+constexpr run::Metric kAllocs{"allocs", "", run::kAllEngines, "blocks allocated in the measured iterations"};
+constexpr run::Metric kAllocFailures{"alloc_failures", "", run::kAllEngines, "allocations that returned no page"};
+constexpr run::Metric kAllocsPerS{"allocs_per_s", "1/s", run::kThreadedEngines, "allocs / elapsed_s", true};
+constexpr run::Metric kIterationMedianNs{"iteration_median_ns", "ns", run::kThreadedEngines,
+                                         "LKP's upper median of the per-CPU iteration times", true};
+constexpr run::Metric kIterationStddevPct{"iteration_stddev_pct", "%", run::kThreadedEngines,
+                                          "population stddev of the iteration times, % of their mean", true};
+
 // Every CPU: a warm-up, a statistics reset, then timed iterations.
 template <class D>
 void task_body(D& d, typename D::Exec& ex, const ChurnParams& p, uint64_t warmup, ChurnCounts& counts,
@@ -83,33 +92,25 @@ class Churn : public ProgramOf<Churn<Thp>> {
         iter_ns.insert(iter_ns.end(), iter[t].begin(), iter[t].end());
       }
       const double elapsed = d.elapsed_s();
-      m["allocs_per_s"] = elapsed > 0 ? static_cast<double>(c.allocs) / elapsed : 0;
-      m["iteration_median_ns"] = run::median_of(iter_ns);
-      m["iteration_stddev_pct"] = run::stddev_pct_of(iter_ns);
+      kAllocsPerS.set(m, elapsed > 0 ? static_cast<double>(c.allocs) / elapsed : 0);
+      kIterationMedianNs.set(m, run::median_of(iter_ns));
+      kIterationStddevPct.set(m, run::stddev_pct_of(iter_ns));
     }
-    m["iterations"] = static_cast<double>(p.iterations);  // per_iteration reference rows divide by it
-    m["allocs"] = static_cast<double>(c.allocs);
-    m["alloc_failures"] = static_cast<double>(c.failures);
+    kIterations.set(m, static_cast<double>(p.iterations));  // per_iteration reference rows divide by it
+    kAllocs.set(m, static_cast<double>(c.allocs));
+    kAllocFailures.set(m, static_cast<double>(c.failures));
   }
 };
 
 // Both loops: `iterations` per CPU (by default `loops`) of `per_loop` blocks.
 WorkloadInfo churn_workload(std::string name, std::string description, int64_t loops, config::ParamSpec per_loop,
                             std::function<std::unique_ptr<engine::Program>(const Args&)> make) {
-  using run::kAllEngines, run::kThreadedEngines;
   WorkloadInfo w{
       std::move(name),
       std::move(description),
       {{"iterations", config::ParamType::integer, loops, 1, 1e9, {}, "loops per CPU"},
        std::move(per_loop)},
-      {
-          {"iterations", "", kAllEngines, "loops run per CPU (after the tests' short mode)", false, true},
-          {"allocs", "", kAllEngines, "blocks allocated in the measured iterations"},
-          {"alloc_failures", "", kAllEngines, "allocations that returned no page"},
-          {"allocs_per_s", "1/s", kThreadedEngines, "allocs / elapsed_s", true},
-          {"iteration_median_ns", "ns", kThreadedEngines, "LKP's upper median of the per-CPU iteration times", true},
-          {"iteration_stddev_pct", "%", kThreadedEngines, "population stddev of the iteration times, % of their mean", true},
-      },
+      run::metric_infos(kIterations, kAllocs, kAllocFailures, kAllocsPerS, kIterationMedianNs, kIterationStddevPct),
       std::move(make),
   };
   w.headline = "allocs_per_s";

@@ -22,6 +22,19 @@ namespace pagesim::workload {
 
 namespace {
 
+constexpr run::Metric kClearGbs{"clear_gbs", "GB/s", run::kAllEngines,
+                                "bytes / time of a clearing pass (host engines: the median of the passes)", true};
+constexpr run::Metric kClearGbsStddevPct{"clear_gbs_stddev_pct", "%", run::kUniprocessor | run::kNative,
+                                         "stddev of the passes' GB/s, % of their mean", true};
+constexpr run::Metric kClearMinS{"clear_min_s", "s", run::kUniprocessor | run::kNative,
+                                 "the fastest pass's time (seed 002 reports the minimum over its runs)", true};
+constexpr run::Metric kMemsetGbs{"memset_gbs", "GB/s", run::kUniprocessor | run::kNative,
+                                 "the same passes with memset on the same buffer: the reference", true};
+constexpr run::Metric kClearVsMemset{"clear_vs_memset", "", run::kUniprocessor | run::kNative, "clear_gbs / memset_gbs", true};
+constexpr run::Metric kBytesCleared{"bytes_cleared", "B", run::kAllEngines,
+                                    "bytes per pass (size in whole huge pages; on the host engines, whole huge pages per CPU)", false,
+                                    true};
+
 using vt::ClearMode, vt::clear_extent, vt::clear_mode_name;
 
 struct ClearSetup {
@@ -105,11 +118,11 @@ void run_host(D& d, ClearSetup& s) {
   const std::vector<double> clear = host_passes(d, s, buf.data(), s.mode);
   run::RunResult& r = d.result();
   auto& m = r.metrics;
-  m["clear_gbs"] = run::median_of(clear);
-  m["clear_gbs_stddev_pct"] = run::stddev_pct_of(clear);
-  m["clear_min_s"] = static_cast<double>(s.bytes) / (*std::max_element(clear.begin(), clear.end()) * 1e9);  // seed 002's figure
-  m["memset_gbs"] = run::median_of(reference);
-  m["clear_vs_memset"] = m["clear_gbs"] / m["memset_gbs"];
+  kClearGbs.set(m, run::median_of(clear));
+  kClearGbsStddevPct.set(m, run::stddev_pct_of(clear));
+  kClearMinS.set(m, static_cast<double>(s.bytes) / (*std::max_element(clear.begin(), clear.end()) * 1e9));  // seed 002's figure
+  kMemsetGbs.set(m, run::median_of(reference));
+  kClearVsMemset.set(m, kClearGbs.get(m) / kMemsetGbs.get(m));
   r.notes.push_back(fmt::format("clear_huge_page buffer: {}", buf.backing()));
 }
 
@@ -134,7 +147,7 @@ void run_modelled(engine::VirtualDriver& d, const ClearSetup& s) {
     if (ex.task() == 0) d.mark_end(d.now(ex));
   });
   run::RunResult& r = d.result();
-  r.metrics["clear_gbs"] = static_cast<double>(s.bytes) / (d.elapsed_s() * 1e9);
+  kClearGbs.set(r.metrics, static_cast<double>(s.bytes) / (d.elapsed_s() * 1e9));
   if (s.mode == ClearMode::nontemporal || s.mode == ClearMode::memset)
     r.notes.push_back(fmt::format("clear_huge_page: the machine file gives per-subpage and multi-page clear rates; mode {} "
                                   "is cleared at the per-subpage one",
@@ -156,7 +169,7 @@ class ClearHugePage : public ProgramOf<ClearHugePage> {
       run_modelled(d, s);
     else
       run_host(d, s);
-    d.result().metrics["bytes_cleared"] = static_cast<double>(s.bytes);
+    kBytesCleared.set(d.result().metrics, static_cast<double>(s.bytes));
   }
 };
 
@@ -164,7 +177,7 @@ class ClearHugePage : public ProgramOf<ClearHugePage> {
 
 WorkloadInfo clear_huge_page_workload() {
   using config::ParamType;
-  using run::kAllEngines, run::kNative, run::kUniprocessor;
+  using run::kAllEngines;
   WorkloadInfo w{
       "clear_huge_page",
       "seeds 000 and 002: every CPU clears its share of a huge-page buffer (per subpage, multi-page, non-temporal or "
@@ -182,15 +195,7 @@ WorkloadInfo clear_huge_page_workload() {
           {"page_nodes", ParamType::integer, int64_t{0}, 0, 64, {},
            "virtual engine: 0 homes each page on its clearer's node; N fills nodes 0..N-1 in page order, an equal part each"},
       },
-      {
-          {"clear_gbs", "GB/s", kAllEngines, "bytes / time of a clearing pass (host engines: the median of the passes)", true},
-          {"clear_gbs_stddev_pct", "%", kUniprocessor | kNative, "stddev of the passes' GB/s, % of their mean", true},
-          {"clear_min_s", "s", kUniprocessor | kNative, "the fastest pass's time (seed 002 reports the minimum over its runs)", true},
-          {"memset_gbs", "GB/s", kUniprocessor | kNative, "the same passes with memset on the same buffer: the reference", true},
-          {"clear_vs_memset", "", kUniprocessor | kNative, "clear_gbs / memset_gbs", true},
-          {"bytes_cleared", "B", kAllEngines,
-           "bytes per pass (size in whole huge pages; on the host engines, whole huge pages per CPU)", false, true},
-      },
+      run::metric_infos(kClearGbs, kClearGbsStddevPct, kClearMinS, kMemsetGbs, kClearVsMemset, kBytesCleared),
       make_program<ClearHugePage>,
       kAllEngines,
       [](const config::Params& p, const mm::MachineSpec& m, const std::string& engine, const std::string&) {

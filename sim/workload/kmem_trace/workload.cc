@@ -21,6 +21,24 @@ namespace pagesim::workload {
 
 namespace {
 
+constexpr uint8_t kBoth = run::kNative | run::kVirtual;
+constexpr run::Metric kRequests{"requests", "", kBoth, "allocations and frees issued, over every CPU"};
+constexpr run::Metric kAllocs{"allocs", "", kBoth, "allocations that found a page"};
+constexpr run::Metric kFrees{"frees", "", kBoth, "frees issued"};
+constexpr run::Metric kAllocFailures{"alloc_failures", "", kBoth, "allocations that found no page (their frees are skipped)"};
+constexpr run::Metric kPretraceFrees{"pretrace_frees", "", kBoth, "frees of blocks allocated before the trace began: skipped"};
+constexpr run::Metric kTracedFailedAllocs{"traced_failed_allocs", "", kBoth, "allocations that failed in the kernel: skipped"};
+constexpr run::Metric kLateRequests{"late_requests", "", kBoth, "timing traced: requests issued after their time, their CPU still busy"};
+constexpr run::Metric kFreeWaits{"free_waits", "", kBoth, "frees that waited for another CPU to allocate their block"};
+constexpr run::Metric kTraceSpanS{"trace_span_s", "s", kBoth, "the trace's first request to its last", false, true};
+constexpr run::Metric kRequestsPerS{"requests_per_s", "1/s", kBoth, "requests / elapsed_s", true};
+constexpr run::Metric kLatencyMeanNs{"latency_mean_ns", "ns", kBoth, "a request's time in the allocator, mean over every request", true};
+constexpr run::Metric kLatencyP50Ns{"latency_p50_ns", "ns", kBoth, "its 50th percentile (LKP's upper median)", true};
+constexpr run::Metric kLatencyP90Ns{"latency_p90_ns", "ns", kBoth, "its 90th percentile", true};
+constexpr run::Metric kLatencyP99Ns{"latency_p99_ns", "ns", kBoth, "its 99th percentile", true};
+constexpr run::Metric kLatencyP999Ns{"latency_p999_ns", "ns", kBoth, "its 99.9th percentile", true};
+constexpr run::Metric kLatencyMaxNs{"latency_max_ns", "ns", kBoth, "the longest request", true};
+
 // A block's state in the table the CPUs share: not yet allocated (nullptr), the model's page,
 // or one of these.
 mm::Page* const kModelFailed = reinterpret_cast<mm::Page*>(uintptr_t{1});  // the model found no page
@@ -223,22 +241,22 @@ class KmemTrace : public ProgramOf<KmemTrace> {
     auto& m = d.result().metrics;
     const double elapsed = d.elapsed_s();
     const uint64_t requests = all.latency_ns.size();
-    m["requests"] = static_cast<double>(requests);
-    m["allocs"] = static_cast<double>(all.allocs);
-    m["frees"] = static_cast<double>(all.frees);
-    m["alloc_failures"] = static_cast<double>(all.alloc_failures);
-    m["pretrace_frees"] = static_cast<double>(rq.pretrace_frees * rq.replicate);
-    m["traced_failed_allocs"] = static_cast<double>(rq.failed_allocs * rq.replicate);
-    m["late_requests"] = static_cast<double>(all.late);
-    m["free_waits"] = static_cast<double>(all.free_waits);
-    m["trace_span_s"] = rq.span_s;
-    m["requests_per_s"] = elapsed > 0 ? static_cast<double>(requests) / elapsed : 0;
+    kRequests.set(m, static_cast<double>(requests));
+    kAllocs.set(m, static_cast<double>(all.allocs));
+    kFrees.set(m, static_cast<double>(all.frees));
+    kAllocFailures.set(m, static_cast<double>(all.alloc_failures));
+    kPretraceFrees.set(m, static_cast<double>(rq.pretrace_frees * rq.replicate));
+    kTracedFailedAllocs.set(m, static_cast<double>(rq.failed_allocs * rq.replicate));
+    kLateRequests.set(m, static_cast<double>(all.late));
+    kFreeWaits.set(m, static_cast<double>(all.free_waits));
+    kTraceSpanS.set(m, rq.span_s);
+    kRequestsPerS.set(m, elapsed > 0 ? static_cast<double>(requests) / elapsed : 0);
     double sum = 0;
     for (double v : all.latency_ns) sum += v;
-    m["latency_mean_ns"] = requests ? sum / static_cast<double>(requests) : 0;
-    for (const auto& [name, q] : {std::pair{"latency_p50_ns", 0.5}, {"latency_p90_ns", 0.9}, {"latency_p99_ns", 0.99},
-                                  {"latency_p999_ns", 0.999}, {"latency_max_ns", 1.0}})
-      m[name] = run::quantile_of_sorted(all.latency_ns, q);
+    kLatencyMeanNs.set(m, requests ? sum / static_cast<double>(requests) : 0);
+    for (const auto& [metric, q] : {std::pair{&kLatencyP50Ns, 0.5}, {&kLatencyP90Ns, 0.9}, {&kLatencyP99Ns, 0.99},
+                                    {&kLatencyP999Ns, 0.999}, {&kLatencyMaxNs, 1.0}})
+      metric->set(m, run::quantile_of_sorted(all.latency_ns, q));
   }
 };
 
@@ -246,8 +264,6 @@ class KmemTrace : public ProgramOf<KmemTrace> {
 
 WorkloadInfo kmem_trace_workload() {
   using config::ParamType;
-  using run::kNative, run::kVirtual;
-  constexpr uint8_t kBoth = kNative | kVirtual;
   WorkloadInfo w{
       "kmem_trace",
       "a kernel kmem trace's allocations and frees as requests, each traced CPU a CPU of the machine (docs/replay.md)",
@@ -259,24 +275,9 @@ WorkloadInfo kmem_trace_workload() {
           {"replicate", ParamType::integer, int64_t{1}, 1, 256, {}, "copies of each traced CPU's stream, each on its own CPU and pfns"},
           {"max_requests", ParamType::integer, int64_t{0}, 0, 1e12, {}, "issue only the trace's first N requests (0: all)"},
       },
-      {
-          {"requests", "", kBoth, "allocations and frees issued, over every CPU"},
-          {"allocs", "", kBoth, "allocations that found a page"},
-          {"frees", "", kBoth, "frees issued"},
-          {"alloc_failures", "", kBoth, "allocations that found no page (their frees are skipped)"},
-          {"pretrace_frees", "", kBoth, "frees of blocks allocated before the trace began: skipped"},
-          {"traced_failed_allocs", "", kBoth, "allocations that failed in the kernel: skipped"},
-          {"late_requests", "", kBoth, "timing traced: requests issued after their time, their CPU still busy"},
-          {"free_waits", "", kBoth, "frees that waited for another CPU to allocate their block"},
-          {"trace_span_s", "s", kBoth, "the trace's first request to its last", false, true},
-          {"requests_per_s", "1/s", kBoth, "requests / elapsed_s", true},
-          {"latency_mean_ns", "ns", kBoth, "a request's time in the allocator, mean over every request", true},
-          {"latency_p50_ns", "ns", kBoth, "its 50th percentile (LKP's upper median)", true},
-          {"latency_p90_ns", "ns", kBoth, "its 90th percentile", true},
-          {"latency_p99_ns", "ns", kBoth, "its 99th percentile", true},
-          {"latency_p999_ns", "ns", kBoth, "its 99.9th percentile", true},
-          {"latency_max_ns", "ns", kBoth, "the longest request", true},
-      },
+      run::metric_infos(kRequests, kAllocs, kFrees, kAllocFailures, kPretraceFrees, kTracedFailedAllocs, kLateRequests, kFreeWaits,
+                        kTraceSpanS, kRequestsPerS, kLatencyMeanNs, kLatencyP50Ns, kLatencyP90Ns, kLatencyP99Ns, kLatencyP999Ns,
+                        kLatencyMaxNs),
       make_program<KmemTrace>,
   };
   w.engines = kBoth;

@@ -21,6 +21,12 @@ namespace pagesim::workload {
 
 namespace {
 
+constexpr run::Metric kInitS{"init_s", "s", run::kUniprocessor | run::kNative,
+                             "the initialisation's wall time (all CPUs, first start to last end)", true};
+constexpr run::Metric kSPerTib{"s_per_tib", "s", run::kUniprocessor | run::kNative,
+                               "init_s scaled to 1 TiB of simulated memory, the seed's unit", true};
+constexpr run::Metric kStructPages{"struct_pages", "", run::kUniprocessor | run::kNative, "struct pages initialised", false, true};
+
 void init_share(mm::Page* pages, uint64_t n, const std::string& method, unsigned nid) {
   if (method == "memset") {
     std::memset(static_cast<void*>(pages), 0, n * sizeof(mm::Page));
@@ -52,9 +58,9 @@ class MemmapInit : public ProgramOf<MemmapInit> {
       init_share(pages + first, count, method, d.machine().cpu_to_node(cpu));
     });
     auto& m = d.result().metrics;
-    m["init_s"] = d.elapsed_s();
-    m["s_per_tib"] = d.elapsed_s() * static_cast<double>(1ull << 40) / static_cast<double>(nr_pages * mm::PAGE_SIZE);
-    m["struct_pages"] = static_cast<double>(nr_pages);
+    kInitS.set(m, d.elapsed_s());
+    kSPerTib.set(m, d.elapsed_s() * static_cast<double>(1ull << 40) / static_cast<double>(nr_pages * mm::PAGE_SIZE));
+    kStructPages.set(m, static_cast<double>(nr_pages));
   }
 };
 
@@ -72,11 +78,7 @@ WorkloadInfo memmap_init_workload() {
            "bulk memset only, __init_single_page field by field, or each struct page memset then set field by field"},
           {"size", ParamType::size, int64_t{64} << 30, int64_t{1} << 30, 1e15, {}, "simulated memory whose struct pages are initialised"},
       },
-      {
-          {"init_s", "s", kUniprocessor | kNative, "the initialisation's wall time (all CPUs, first start to last end)", true},
-          {"s_per_tib", "s", kUniprocessor | kNative, "init_s scaled to 1 TiB of simulated memory, the seed's unit", true},
-          {"struct_pages", "", kUniprocessor | kNative, "struct pages initialised", false, true},
-      },
+      run::metric_infos(kInitS, kSPerTib, kStructPages),
       make_program<MemmapInit>,
   };
   w.engines = kUniprocessor | kNative;

@@ -21,6 +21,14 @@ namespace pagesim::workload {
 
 namespace {
 
+constexpr run::Metric kLoopS{"loop_s", "s", run::kUniprocessor | run::kNative,
+                             "the loop's wall time, the seed's figure (all CPUs, first start to last end)", true};
+constexpr run::Metric kLoopMedianNs{"loop_median_ns", "ns", run::kUniprocessor | run::kNative,
+                                    "LKP's upper median of the loop's iteration times", true};
+constexpr run::Metric kLoopStddevPct{"loop_stddev_pct", "%", run::kUniprocessor | run::kNative,
+                                     "population stddev of the loop's iteration times, % of their mean", true};
+constexpr run::Metric kTouches{"touches", "", run::kUniprocessor | run::kNative, "pages written, over all loops and CPUs", false, true};
+
 struct MmapChurnParams {
   uint64_t iterations, bytes, touches;
   bool thp;
@@ -63,10 +71,10 @@ class MmapChurn : public ProgramOf<MmapChurn> {
     std::vector<double> ns;
     for (const auto& v : per_cpu) ns.insert(ns.end(), v.begin(), v.end());
     auto& m = d.result().metrics;
-    m["loop_s"] = d.elapsed_s();
-    m["loop_median_ns"] = run::median_of(ns);
-    m["loop_stddev_pct"] = run::stddev_pct_of(ns);
-    m["touches"] = static_cast<double>(p.iterations * p.touches * cpus);
+    kLoopS.set(m, d.elapsed_s());
+    kLoopMedianNs.set(m, run::median_of(ns));
+    kLoopStddevPct.set(m, run::stddev_pct_of(ns));
+    kTouches.set(m, static_cast<double>(p.iterations * p.touches * cpus));
   }
 };
 
@@ -84,12 +92,7 @@ WorkloadInfo mmap_churn_workload() {
           {"touches", ParamType::integer, int64_t{2048}, 1, 1e9, {}, "pages written per loop, spread evenly (the seed: 2048)"},
           {"page", ParamType::choice, std::string("4K"), {}, {}, {"4K", "thp"}, "base pages, or THP asked with madvise"},
       },
-      {
-          {"loop_s", "s", kUniprocessor | kNative, "the loop's wall time, the seed's figure (all CPUs, first start to last end)", true},
-          {"loop_median_ns", "ns", kUniprocessor | kNative, "LKP's upper median of the loop's iteration times", true},
-          {"loop_stddev_pct", "%", kUniprocessor | kNative, "population stddev of the loop's iteration times, % of their mean", true},
-          {"touches", "", kUniprocessor | kNative, "pages written, over all loops and CPUs", false, true},
-      },
+      run::metric_infos(kLoopS, kLoopMedianNs, kLoopStddevPct, kTouches),
       make_program<MmapChurn>,
   };
   w.engines = kUniprocessor | kNative;

@@ -12,6 +12,38 @@
 
 namespace pagesim::workload {
 
+namespace {
+
+constexpr run::Metric kWillItScaleWorkload{"will-it-scale.workload", "1/s", run::kThreadedEngines,
+                                           "pages written per second, all tasks (the harness's total)", true};
+constexpr run::Metric kWillItScalePerTaskOps{"will-it-scale.per_task_ops", "1/s", run::kThreadedEngines,
+                                             "workload / tasks (LKP's per_process_ops, per_thread_ops)", true};
+constexpr run::Metric kWillItScaleMinTaskOps{"will-it-scale.min_task_ops", "1/s", run::kThreadedEngines,
+                                             "the slowest task's pages per second (the harness's min)", true};
+constexpr run::Metric kWillItScaleMaxTaskOps{"will-it-scale.max_task_ops", "1/s", run::kThreadedEngines,
+                                             "the fastest task's pages per second (the harness's max)", true};
+constexpr run::Metric kTasks{"tasks", "", run::kThreadedEngines, "will-it-scale tasks run", false, true};
+constexpr run::Metric kLoops{"loops", "", run::kThreadedEngines, "measured loops per task (after the tests' short mode)", false, true};
+constexpr run::Metric kFaults{"faults", "", run::kThreadedEngines, "page faults (pages written) in the measured loops"};
+constexpr run::Metric kDataAllocs{"data_allocs", "", run::kThreadedEngines,
+                                  "anonymous pages allocated (page_fault1: zeroed; page_fault2: the COW copies)"};
+constexpr run::Metric kCacheAllocs{"cache_allocs", "", run::kThreadedEngines,
+                                   "page-cache pages allocated (first touch of the file; none once it is cached)"};
+constexpr run::Metric kPtAllocs{"pt_allocs", "", run::kThreadedEngines, "PTE pages allocated (__pte_alloc, one per 512 pages)"};
+constexpr run::Metric kPageFrees{"page_frees", "", run::kThreadedEngines, "pages freed by munmap (data and page tables)"};
+constexpr run::Metric kFailedAllocs{"failed_allocs", "", run::kThreadedEngines, "allocations that returned no page"};
+constexpr run::Metric kTlbIpis{"tlb_ipis", "", run::kThreadedEngines, "TLB-flush IPIs sent (thread mode: to the other threads' CPUs)"};
+constexpr run::Metric kLoopPcpRefills{"loop_pcp_refills", "", run::kThreadedEngines,
+                                      "pcp refills (rmqueue_bulk) in the measured loops; pcp_refills counts the warm-up too"};
+constexpr run::Metric kLoopPcpDrains{"loop_pcp_drains", "", run::kThreadedEngines,
+                                     "pcp drains (free_pcppages_bulk) in the measured loops; pcp_drains counts the warm-up too"};
+constexpr run::Metric kSpinAllocPct{"spin_alloc_pct", "%", run::kVirtual,
+                                    "zone->lock spinning on the allocation path (rmqueue_bulk, rmqueue), % of all vCPU time"};
+constexpr run::Metric kSpinFreePct{"spin_free_pct", "%", run::kVirtual,
+                                   "zone->lock spinning on the free path (free_pcppages_bulk, free_one_page), % of all vCPU time"};
+
+}  // namespace
+
 void PageFaultCounts::add(const PageFaultCounts& o) {
   faults += o.faults, data_allocs += o.data_allocs, cache_allocs += o.cache_allocs, pt_allocs += o.pt_allocs;
   frees += o.frees, failures += o.failures, tlb_flushes += o.tlb_flushes, tlb_ipis += o.tlb_ipis;
@@ -138,8 +170,8 @@ void add_spin_split(engine::VirtualDriver& d, const std::vector<TaskOut>& out) {
   for (const TaskOut& o : out) alloc += o.spin_alloc_ps, free += o.spin_free_ps;
   const double all = static_cast<double>(d.phase_end() - d.phase_start()) * d.nr_cpus();
   auto& m = d.result().metrics;
-  m["spin_alloc_pct"] = all > 0 ? 100 * alloc / all : 0;
-  m["spin_free_pct"] = all > 0 ? 100 * free / all : 0;
+  kSpinAllocPct.set(m, all > 0 ? 100 * alloc / all : 0);
+  kSpinFreePct.set(m, all > 0 ? 100 * free / all : 0);
 }
 
 // will-it-scale's figures: each task's operations (pages written) per second, their sum (the
@@ -153,21 +185,21 @@ void add_rates(const Setup& s, const std::vector<TaskOut>& out, run::RunResult& 
   }
   auto& m = r.metrics;
   const double total = std::accumulate(rate.begin(), rate.end(), 0.0);
-  m["will-it-scale.workload"] = total;
-  m["will-it-scale.per_task_ops"] = rate.empty() ? 0 : total / static_cast<double>(rate.size());
-  m["will-it-scale.min_task_ops"] = rate.empty() ? 0 : *std::min_element(rate.begin(), rate.end());
-  m["will-it-scale.max_task_ops"] = rate.empty() ? 0 : *std::max_element(rate.begin(), rate.end());
-  m["tasks"] = s.tasks;
-  m["loops"] = static_cast<double>(s.loops);
-  m["faults"] = static_cast<double>(sum.faults);
-  m["data_allocs"] = static_cast<double>(sum.data_allocs);
-  m["cache_allocs"] = static_cast<double>(sum.cache_allocs);
-  m["pt_allocs"] = static_cast<double>(sum.pt_allocs);
-  m["page_frees"] = static_cast<double>(sum.frees);
-  m["failed_allocs"] = static_cast<double>(sum.failures);
-  m["tlb_ipis"] = static_cast<double>(sum.tlb_ipis);
-  m["loop_pcp_refills"] = static_cast<double>(sum.pcp_refills);
-  m["loop_pcp_drains"] = static_cast<double>(sum.pcp_drains);
+  kWillItScaleWorkload.set(m, total);
+  kWillItScalePerTaskOps.set(m, rate.empty() ? 0 : total / static_cast<double>(rate.size()));
+  kWillItScaleMinTaskOps.set(m, rate.empty() ? 0 : *std::min_element(rate.begin(), rate.end()));
+  kWillItScaleMaxTaskOps.set(m, rate.empty() ? 0 : *std::max_element(rate.begin(), rate.end()));
+  kTasks.set(m, s.tasks);
+  kLoops.set(m, static_cast<double>(s.loops));
+  kFaults.set(m, static_cast<double>(sum.faults));
+  kDataAllocs.set(m, static_cast<double>(sum.data_allocs));
+  kCacheAllocs.set(m, static_cast<double>(sum.cache_allocs));
+  kPtAllocs.set(m, static_cast<double>(sum.pt_allocs));
+  kPageFrees.set(m, static_cast<double>(sum.frees));
+  kFailedAllocs.set(m, static_cast<double>(sum.failures));
+  kTlbIpis.set(m, static_cast<double>(sum.tlb_ipis));
+  kLoopPcpRefills.set(m, static_cast<double>(sum.pcp_refills));
+  kLoopPcpDrains.set(m, static_cast<double>(sum.pcp_drains));
 }
 
 template <PfMapping Mapping>
@@ -211,7 +243,7 @@ constexpr PageFaultTest kTests[] = {
 WorkloadInfo page_fault_workload(PfMapping mapping) {
   const PageFaultTest& test = kTests[static_cast<unsigned>(mapping)];
   using config::ParamType;
-  using run::kNative, run::kThreadedEngines, run::kVirtual;
+  using run::kThreadedEngines;
   WorkloadInfo w{
       test.name,
       test.description,
@@ -221,25 +253,9 @@ WorkloadInfo page_fault_workload(PfMapping mapping) {
           {"size", ParamType::size, int64_t{128} << 20, 2 << 20, int64_t{1} << 40, {}, "bytes mapped per loop (MEMSIZE: 128M)"},
           {"loops", ParamType::integer, int64_t{2}, 1, 1e6, {}, "measured loops per task, after one warm-up loop"},
       },
-      {
-          {"will-it-scale.workload", "1/s", kThreadedEngines, "pages written per second, all tasks (the harness's total)", true},
-          {"will-it-scale.per_task_ops", "1/s", kThreadedEngines, "workload / tasks (LKP's per_process_ops, per_thread_ops)", true},
-          {"will-it-scale.min_task_ops", "1/s", kThreadedEngines, "the slowest task's pages per second (the harness's min)", true},
-          {"will-it-scale.max_task_ops", "1/s", kThreadedEngines, "the fastest task's pages per second (the harness's max)", true},
-          {"tasks", "", kThreadedEngines, "will-it-scale tasks run", false, true},
-          {"loops", "", kThreadedEngines, "measured loops per task (after the tests' short mode)", false, true},
-          {"faults", "", kThreadedEngines, "page faults (pages written) in the measured loops"},
-          {"data_allocs", "", kThreadedEngines, "anonymous pages allocated (page_fault1: zeroed; page_fault2: the COW copies)"},
-          {"cache_allocs", "", kThreadedEngines, "page-cache pages allocated (first touch of the file; none once it is cached)"},
-          {"pt_allocs", "", kThreadedEngines, "PTE pages allocated (__pte_alloc, one per 512 pages)"},
-          {"page_frees", "", kThreadedEngines, "pages freed by munmap (data and page tables)"},
-          {"failed_allocs", "", kThreadedEngines, "allocations that returned no page"},
-          {"tlb_ipis", "", kThreadedEngines, "TLB-flush IPIs sent (thread mode: to the other threads' CPUs)"},
-          {"loop_pcp_refills", "", kThreadedEngines, "pcp refills (rmqueue_bulk) in the measured loops; pcp_refills counts the warm-up too"},
-          {"loop_pcp_drains", "", kThreadedEngines, "pcp drains (free_pcppages_bulk) in the measured loops; pcp_drains counts the warm-up too"},
-          {"spin_alloc_pct", "%", kVirtual, "zone->lock spinning on the allocation path (rmqueue_bulk, rmqueue), % of all vCPU time"},
-          {"spin_free_pct", "%", kVirtual, "zone->lock spinning on the free path (free_pcppages_bulk, free_one_page), % of all vCPU time"},
-      },
+      run::metric_infos(kWillItScaleWorkload, kWillItScalePerTaskOps, kWillItScaleMinTaskOps, kWillItScaleMaxTaskOps, kTasks, kLoops,
+                        kFaults, kDataAllocs, kCacheAllocs, kPtAllocs, kPageFrees, kFailedAllocs, kTlbIpis, kLoopPcpRefills, kLoopPcpDrains,
+                        kSpinAllocPct, kSpinFreePct),
       make_program<PageFault<PfMapping::anon_private>>,
   };
   if (mapping == PfMapping::file_private) w.make = make_program<PageFault<PfMapping::file_private>>;

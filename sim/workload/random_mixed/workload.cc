@@ -10,6 +10,13 @@ namespace pagesim::workload {
 
 namespace {
 
+constexpr run::Metric kOps{"ops", "", run::kUniprocessor, "the ops parameter (after the tests' short mode)", false, true};
+constexpr run::Metric kAllocs{"allocs", "", run::kAllEngines, "blocks allocated"};
+constexpr run::Metric kFrees{"frees", "", run::kAllEngines, "blocks freed, those released at the end included"};
+constexpr run::Metric kAllocFailures{"alloc_failures", "", run::kAllEngines, "allocations that returned no page"};
+constexpr run::Metric kFaultsInjected{"faults_injected", "", run::kAllEngines, "struct pages corrupted by fault injection"};
+constexpr run::Metric kOpsPerS{"ops_per_s", "1/s", run::kAllEngines, "(allocs + frees) / elapsed_s", true};
+
 RandomMixedParams read_params(const config::Params& p, uint64_t seed, bool short_mode) {
   RandomMixedParams r;
   r.ops = static_cast<uint64_t>(p.integer("ops"));
@@ -89,12 +96,12 @@ class RandomMixed : public ProgramOf<RandomMixed> {
     run::RunResult& r = d.result();
     auto& m = r.metrics;
     const double elapsed = d.elapsed_s();
-    if constexpr (is_uniprocessor<D>) m["ops"] = static_cast<double>(p.ops);
-    m["allocs"] = static_cast<double>(total.allocs);
-    m["frees"] = static_cast<double>(total.frees);
-    m["alloc_failures"] = static_cast<double>(total.alloc_failures);
-    m["faults_injected"] = static_cast<double>(total.faults_injected);
-    m["ops_per_s"] = elapsed > 0 ? static_cast<double>(total.allocs + total.frees) / elapsed : 0;
+    if constexpr (is_uniprocessor<D>) kOps.set(m, static_cast<double>(p.ops));
+    kAllocs.set(m, static_cast<double>(total.allocs));
+    kFrees.set(m, static_cast<double>(total.frees));
+    kAllocFailures.set(m, static_cast<double>(total.alloc_failures));
+    kFaultsInjected.set(m, static_cast<double>(total.faults_injected));
+    kOpsPerS.set(m, elapsed > 0 ? static_cast<double>(total.allocs + total.frees) / elapsed : 0);
     r.invariant_checks += total.invariant_checks;
     r.violations.insert(r.violations.end(), total.violations.begin(), total.violations.end());
   }
@@ -118,14 +125,7 @@ WorkloadInfo random_mixed_workload() {
           {"fault_on_pcp", ParamType::number, 0.3, 0, 1, {}, "share of faults aimed at pcp lists rather than buddy lists"},
           {"check_every", ParamType::integer, int64_t{10000}, 0, 1e12, {}, "operations between invariant checks (0: at the end)"},
       },
-      {
-          {"ops", "", run::kUniprocessor, "the ops parameter (after the tests' short mode)", false, true},
-          {"allocs", "", run::kAllEngines, "blocks allocated"},
-          {"frees", "", run::kAllEngines, "blocks freed, those released at the end included"},
-          {"alloc_failures", "", run::kAllEngines, "allocations that returned no page"},
-          {"faults_injected", "", run::kAllEngines, "struct pages corrupted by fault injection"},
-          {"ops_per_s", "1/s", run::kAllEngines, "(allocs + frees) / elapsed_s", true},
-      },
+      run::metric_infos(kOps, kAllocs, kFrees, kAllocFailures, kFaultsInjected, kOpsPerS),
       make_program<RandomMixed>,
   };
   w.headline = "ops_per_s";

@@ -8,6 +8,36 @@ namespace pagesim::workload {
 
 namespace {
 
+constexpr run::Metric kThroughputKibS{"throughput_kib_s", "KiB/s", run::kAllEngines,
+                                      "vm-scalability.throughput: the sum of the tasks' KiB/s, mean over iterations", true};
+constexpr run::Metric kThroughputStddevPct{"throughput_stddev_pct", "%", run::kAllEngines, "its spread over iterations", true};
+constexpr run::Metric kMedianKibS{"median_kib_s", "KiB/s", run::kAllEngines,
+                                  "vm-scalability.median: the tasks' upper median, mean over iterations", true};
+constexpr run::Metric kMedianStddevPct{"median_stddev_pct", "%", run::kAllEngines, "its spread over iterations", true};
+constexpr run::Metric kMeanOverMedian{"mean_over_median", "", run::kAllEngines,
+                                      "the tasks' mean rate over their upper median, mean over iterations", true};
+constexpr run::Metric kFreeTimeS{"free_time_s", "s", run::kAllEngines, "vm-scalability.free_time: mean munmap time per task and iteration",
+                                 true};
+constexpr run::Metric kReserveTimeS{"reserve_time_s", "s", run::kVirtual,
+                                    "mean per task and iteration of its mmap, the surplus reservation"};
+constexpr run::Metric kFaultTimeS{"fault_time_s", "s", run::kVirtual,
+                                  "mean per task and iteration of its fault loop: dequeue and clear_huge_page"};
+constexpr run::Metric kRemoteStoreSharePct{"remote_store_share_pct", "%", run::kAllEngines,
+                                           "node-store-miss-rate: stores to a page homed on another node than the storing CPU's"};
+constexpr run::Metric kStores{"stores", "", run::kAllEngines, "8-byte stores issued"};
+constexpr run::Metric kUserS{"user_s", "s", run::kAllEngines, "store-loop time summed over tasks", true};
+constexpr run::Metric kTasksFailed{"tasks_failed", "", run::kAllEngines, "task-iterations whose mmap or a fault failed"};
+constexpr run::Metric kTasksMovedReserveToFaultPct{"tasks_moved_reserve_to_fault_pct", "%", run::kAllEngines,
+                                                   "tasks on another node at their first fault than at mmap"};
+constexpr run::Metric kStoreLoopAwayFromFaultNodePct{"store_loop_away_from_fault_node_pct", "%", run::kVirtual,
+                                                     "store-loop time run on another node than the fault node"};
+constexpr run::MetricPattern<1> kFaultPagesNode{"fault_pages_node{n}", "pages", run::kAllEngines, "huge pages faulted from node n's pool"};
+constexpr run::MetricPattern<1> kReserveTasksNode{"reserve_tasks_node{n}", "", run::kAllEngines,
+                                                  "task-iterations whose mmap (gather_surplus_pages) ran on node n"};
+constexpr run::MetricPattern<1> kFaultTasksNode{"fault_tasks_node{n}", "", run::kAllEngines,
+                                                "task-iterations whose first fault ran on node n"};
+constexpr run::Metric kIterations{"iterations", "", run::kAllEngines, "case iterations run", false, true};
+
 // The share of a task's stores that went to another node than its CPU's. Stores are uniform
 // over the task's pages; without the engine's store-loop residency, the share is that of its
 // pages on another node than the CPU it faulted on.
@@ -16,8 +46,8 @@ double remote_share(const UsememTaskResult& t) {
   return t.pages ? static_cast<double>(t.remote_pages) / static_cast<double>(t.pages) : 0;
 }
 
-run::TaskPlacement::Iteration placement_of(const UsememTaskResult& t) {
-  run::TaskPlacement::Iteration p;
+TaskPlacement::Iteration placement_of(const UsememTaskResult& t) {
+  TaskPlacement::Iteration p;
   p.failed = t.failed;
   p.reserve_node = t.reserve_node;
   p.fault_node = t.fault_node;
@@ -31,18 +61,22 @@ run::TaskPlacement::Iteration placement_of(const UsememTaskResult& t) {
 
 }  // namespace
 
+std::vector<TaskPlacement> usemem_placements(const std::vector<std::vector<UsememTaskResult>>& results) {
+  std::vector<TaskPlacement> tasks;
+  for (const auto& iteration : results) {
+    if (tasks.size() < iteration.size()) tasks.resize(iteration.size());
+    for (size_t t = 0; t < iteration.size(); ++t) {
+      tasks[t].task = static_cast<unsigned>(t);
+      tasks[t].iterations.push_back(placement_of(iteration[t]));
+    }
+  }
+  return tasks;
+}
+
 void usemem_metrics(const std::vector<std::vector<UsememTaskResult>>& results, unsigned nr_nodes,
                     run::RunResult& r, bool phase_times) {
   std::map<std::string, double>& m = r.metrics;
-  m["iterations"] = static_cast<double>(results.size());
-  r.tasks.clear();
-  for (const auto& iteration : results) {
-    if (r.tasks.size() < iteration.size()) r.tasks.resize(iteration.size());
-    for (size_t t = 0; t < iteration.size(); ++t) {
-      r.tasks[t].task = static_cast<unsigned>(t);
-      r.tasks[t].iterations.push_back(placement_of(iteration[t]));
-    }
-  }
+  kIterations.set(m, static_cast<double>(results.size()));
   std::vector<double> throughput, medians, mean_over_median;
   double reserve_s = 0, fault_s = 0;
   double free_sum = 0, free_n = 0, stores = 0, remote_stores = 0, failed = 0, user_ns = 0;
@@ -81,68 +115,35 @@ void usemem_metrics(const std::vector<std::vector<UsememTaskResult>>& results, u
   double median_mean = 0;
   for (double x : medians) median_mean += x;
   median_mean /= medians.empty() ? 1 : static_cast<double>(medians.size());
-  m["throughput_kib_s"] = mean;
-  m["throughput_stddev_pct"] = run::stddev_pct_of(throughput);
-  m["median_kib_s"] = median_mean;
-  m["median_stddev_pct"] = run::stddev_pct_of(medians);
+  kThroughputKibS.set(m, mean);
+  kThroughputStddevPct.set(m, run::stddev_pct_of(throughput));
+  kMedianKibS.set(m, median_mean);
+  kMedianStddevPct.set(m, run::stddev_pct_of(medians));
   double ratio = 0;
   for (double x : mean_over_median) ratio += x;
-  if (!mean_over_median.empty()) m["mean_over_median"] = ratio / static_cast<double>(mean_over_median.size());
-  m["free_time_s"] = free_n ? free_sum / free_n : 0;
+  if (!mean_over_median.empty()) kMeanOverMedian.set(m, ratio / static_cast<double>(mean_over_median.size()));
+  kFreeTimeS.set(m, free_n ? free_sum / free_n : 0);
   if (phase_times) {  // mean per task and iteration
-    m["reserve_time_s"] = free_n ? reserve_s / free_n : 0;
-    m["fault_time_s"] = free_n ? fault_s / free_n : 0;
+    kReserveTimeS.set(m, free_n ? reserve_s / free_n : 0);
+    kFaultTimeS.set(m, free_n ? fault_s / free_n : 0);
   }
-  m["remote_store_share_pct"] = stores ? remote_stores / stores * 100 : 0;
-  m["stores"] = stores;
-  m["user_s"] = user_ns / 1e9;
-  m["tasks_failed"] = failed;
-  m["tasks_moved_reserve_to_fault_pct"] = task_samples ? tasks_split / task_samples * 100 : 0;
-  if (loop_ps > 0) m["store_loop_away_from_fault_node_pct"] = loop_away_ps / loop_ps * 100;
+  kRemoteStoreSharePct.set(m, stores ? remote_stores / stores * 100 : 0);
+  kStores.set(m, stores);
+  kUserS.set(m, user_ns / 1e9);
+  kTasksFailed.set(m, failed);
+  kTasksMovedReserveToFaultPct.set(m, task_samples ? tasks_split / task_samples * 100 : 0);
+  if (loop_ps > 0) kStoreLoopAwayFromFaultNodePct.set(m, loop_away_ps / loop_ps * 100);
   for (unsigned n = 0; n < nr_nodes; ++n) {
-    m[fmt::format("fault_pages_node{}", n)] = fault_pages[n];
-    m[fmt::format("reserve_tasks_node{}", n)] = reserve_tasks[n];
-    m[fmt::format("fault_tasks_node{}", n)] = fault_tasks[n];
+    kFaultPagesNode.at(n).set(m, fault_pages[n]);
+    kReserveTasksNode.at(n).set(m, reserve_tasks[n]);
+    kFaultTasksNode.at(n).set(m, fault_tasks[n]);
   }
 }
 
 std::vector<run::MetricInfo> usemem_metric_infos() {
-  using run::kAllEngines, run::kVirtual, run::kUniprocessor, run::kNative;
-  return {
-      {"throughput_kib_s", "KiB/s", kAllEngines, "vm-scalability.throughput: the sum of the tasks' KiB/s, mean over iterations", true},
-      {"throughput_stddev_pct", "%", kAllEngines, "its spread over iterations", true},
-      {"median_kib_s", "KiB/s", kAllEngines, "vm-scalability.median: the tasks' upper median, mean over iterations", true},
-      {"median_stddev_pct", "%", kAllEngines, "its spread over iterations", true},
-      {"mean_over_median", "", kAllEngines, "the tasks' mean rate over their upper median, mean over iterations", true},
-      {"free_time_s", "s", kAllEngines, "vm-scalability.free_time: mean munmap time per task and iteration", true},
-      {"reserve_time_s", "s", kVirtual, "mean per task and iteration of its mmap, the surplus reservation"},
-      {"fault_time_s", "s", kVirtual, "mean per task and iteration of its fault loop: dequeue and clear_huge_page"},
-      {"remote_store_share_pct", "%", kAllEngines,
-       "node-store-miss-rate: stores to a page homed on another node than the storing CPU's"},
-      {"stores", "", kAllEngines, "8-byte stores issued"},
-      {"user_s", "s", kAllEngines, "store-loop time summed over tasks", true},
-      {"tasks_failed", "", kAllEngines, "task-iterations whose mmap or a fault failed"},
-      {"tasks_moved_reserve_to_fault_pct", "%", kAllEngines, "tasks on another node at their first fault than at mmap"},
-      {"store_loop_away_from_fault_node_pct", "%", kVirtual, "store-loop time run on another node than the fault node"},
-      {"fault_pages_node{n}", "pages", kAllEngines, "huge pages faulted from node n's pool"},
-      {"reserve_tasks_node{n}", "", kAllEngines, "task-iterations whose mmap (gather_surplus_pages) ran on node n"},
-      {"fault_tasks_node{n}", "", kAllEngines, "task-iterations whose first fault ran on node n"},
-      {"data_scale", "", kUniprocessor | kNative, "the host data region is SIZE / data_scale", false, true},
-      {"size_bytes", "B", kAllEngines, "per-task SIZE", false, true},
-      {"nr_task", "", kVirtual, "usemem -n", false, true},
-      {"iterations", "", kAllEngines, "case iterations run", false, true},
-      {"store_dram_util_node{n}_it{i}", "", kVirtual,
-       "node n's memory controller utilisation (busiest station) with iteration i's store loops all running"},
-      {"store_dram_transactions_node{n}_it{i}", "1/s", kVirtual, "DRAM transactions homed on node n, same fixed point"},
-      {"store_directory_writes_node{n}_it{i}", "1/s", kVirtual,
-       "directory writes among them (remote RFOs on a machine with directory_writes), same fixed point"},
-      {"store_local_ns_node{n}_it{i}", "ns", kVirtual, "loaded latency of a local miss on node n, iteration i"},
-      {"store_remote_ns_node{n}_it{i}", "ns", kVirtual, "loaded latency of a remote miss to node n, iteration i"},
-      {"hugepages_surp_node{n}_it{i}", "pages", kVirtual, "HugePages_Surp of node n once every task of iteration i faulted"},
-      {"hugepages_surp_after_mmap_node{n}_it{i}", "pages", kVirtual,
-       "HugePages_Surp of node n when iteration i's last mmap (reservation) returned"},
-      {"memory_model_solves", "", kVirtual, "re-solves of the memory model as loops and clears start, move and end"},
-  };
+  return run::metric_infos(kThroughputKibS, kThroughputStddevPct, kMedianKibS, kMedianStddevPct, kMeanOverMedian, kFreeTimeS, kReserveTimeS,
+                           kFaultTimeS, kRemoteStoreSharePct, kStores, kUserS, kTasksFailed, kTasksMovedReserveToFaultPct,
+                           kStoreLoopAwayFromFaultNodePct, kFaultPagesNode, kReserveTasksNode, kFaultTasksNode, kIterations);
 }
 
 }  // namespace pagesim::workload

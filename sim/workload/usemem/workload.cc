@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 
+#include "pagesim/engine/virtual/metrics.h"
 #include "pagesim/engine/virtual/numa_balancing.h"
 #include "pagesim/mm/hugetlb.h"
 #include "pagesim/vt/memory_traffic.h"
@@ -17,6 +18,31 @@
 namespace pagesim::workload {
 
 namespace {
+
+// The metrics its engine bodies count here; usemem_metrics() counts the rest.
+constexpr run::Metric kDataScale{"data_scale", "", run::kUniprocessor | run::kNative, "the host data region is SIZE / data_scale", false,
+                                 true};
+constexpr run::Metric kSizeBytes{"size_bytes", "B", run::kAllEngines, "per-task SIZE", false, true};
+constexpr run::Metric kNrTask{"nr_task", "", run::kVirtual, "usemem -n", false, true};
+constexpr run::MetricPattern<2> kStoreDramUtilNodeIt{"store_dram_util_node{n}_it{i}", "", run::kVirtual,
+                                                     "node n's memory controller utilisation (busiest station) with iteration i's store "
+                                                     "loops all running"};
+constexpr run::MetricPattern<2> kStoreDramTransactionsNodeIt{"store_dram_transactions_node{n}_it{i}", "1/s", run::kVirtual,
+                                                             "DRAM transactions homed on node n, same fixed point"};
+constexpr run::MetricPattern<2> kStoreDirectoryWritesNodeIt{"store_directory_writes_node{n}_it{i}", "1/s", run::kVirtual,
+                                                            "directory writes among them (remote RFOs on a machine with "
+                                                            "directory_writes), same fixed point"};
+constexpr run::MetricPattern<2> kStoreLocalNsNodeIt{"store_local_ns_node{n}_it{i}", "ns", run::kVirtual,
+                                                    "loaded latency of a local miss on node n, iteration i"};
+constexpr run::MetricPattern<2> kStoreRemoteNsNodeIt{"store_remote_ns_node{n}_it{i}", "ns", run::kVirtual,
+                                                     "loaded latency of a remote miss to node n, iteration i"};
+constexpr run::MetricPattern<2> kHugepagesSurpNodeIt{"hugepages_surp_node{n}_it{i}", "pages", run::kVirtual,
+                                                     "HugePages_Surp of node n once every task of iteration i faulted"};
+constexpr run::MetricPattern<2> kHugepagesSurpAfterMmapNodeIt{"hugepages_surp_after_mmap_node{n}_it{i}", "pages", run::kVirtual,
+                                                              "HugePages_Surp of node n when iteration i's last mmap (reservation) "
+                                                              "returned"};
+constexpr run::Metric kMemoryModelSolves{"memory_model_solves", "", run::kVirtual,
+                                         "re-solves of the memory model as loops and clears start, move and end"};
 
 // The seed of task t's iteration `it`.
 uint64_t task_seed(const UsememSetup& s, uint64_t it, unsigned t) { return s.task.seed + it * 1000003 + t; }
@@ -77,8 +103,9 @@ void run_interleaved(engine::UniprocessorDriver& d, const config::Params& params
     mm.drain_local_pages();
   }
   usemem_metrics(results, d.machine().nr_nodes(), r);
-  r.metrics["data_scale"] = static_cast<double>(s.task.data_scale);
-  r.metrics["size_bytes"] = static_cast<double>(s.task.size);
+  r.workload_result = std::make_shared<const UsememResult>(usemem_placements(results));
+  kDataScale.set(r.metrics, static_cast<double>(s.task.data_scale));
+  kSizeBytes.set(r.metrics, static_cast<double>(s.task.size));
   d.mark_end(d.now());
 }
 
@@ -124,8 +151,9 @@ void run_native(engine::NativeDriver<Track>& d, const config::Params& params, co
     mm.drain_local_pages();
   });
   usemem_metrics(results, d.machine().nr_nodes(), r);
-  r.metrics["data_scale"] = static_cast<double>(s.task.data_scale);
-  r.metrics["size_bytes"] = static_cast<double>(s.task.size);
+  r.workload_result = std::make_shared<const UsememResult>(usemem_placements(results));
+  kDataScale.set(r.metrics, static_cast<double>(s.task.data_scale));
+  kSizeBytes.set(r.metrics, static_cast<double>(s.task.size));
   if (s.task.data_scale > 1)
     r.notes.push_back(fmt::format("usemem data region scaled down {}x: {} MiB per task on this host", s.task.data_scale,
                                   s.data_bytes >> 20));
@@ -276,30 +304,42 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params, const U
   auto& m = r.metrics;
   if (const NumaBalancingStats* nb = d.numa_stats()) add_numa_passes(*nb, forked, results);
   usemem_metrics(results, nodes, r, true);
-  for (unsigned t = 0; t < n && t < r.tasks.size(); ++t)
-    for (const VirtualCpu::Placement& p : d.placements(t)) r.tasks[t].timeline.push_back({p.at / 1000, p.cpu});
-  m["size_bytes"] = static_cast<double>(s.task.size);
-  m["nr_task"] = n;
+  std::vector<TaskPlacement> tasks = usemem_placements(results);
+  for (unsigned t = 0; t < n && t < tasks.size(); ++t)
+    for (const VirtualCpu::Placement& p : d.placements(t)) tasks[t].timeline.push_back({p.at / 1000, p.cpu});
+  r.workload_result = std::make_shared<const UsememResult>(std::move(tasks));
+  kSizeBytes.set(m, static_cast<double>(s.task.size));
+  kNrTask.set(m, n);
   for (size_t it = 0; it < loops.size(); ++it)
     if (loops[it].result)
       for (unsigned node = 0; node < nodes; ++node) {
-        m[fmt::format("store_dram_util_node{}_it{}", node, it)] = loops[it].result->dram_utilisation[node];
-        m[fmt::format("store_dram_transactions_node{}_it{}", node, it)] = loops[it].result->transactions_per_s[node];
-        m[fmt::format("store_directory_writes_node{}_it{}", node, it)] = loops[it].result->directory_writes_per_s[node];
-        m[fmt::format("store_local_ns_node{}_it{}", node, it)] = loops[it].result->local_ns[node];
-        m[fmt::format("store_remote_ns_node{}_it{}", node, it)] = loops[it].result->remote_ns[node];
-        m[fmt::format("hugepages_surp_node{}_it{}", node, it)] = static_cast<double>(loops[it].surplus_node[node]);
+        kStoreDramUtilNodeIt.at(node, it).set(m, loops[it].result->dram_utilisation[node]);
+        kStoreDramTransactionsNodeIt.at(node, it).set(m, loops[it].result->transactions_per_s[node]);
+        kStoreDirectoryWritesNodeIt.at(node, it).set(m, loops[it].result->directory_writes_per_s[node]);
+        kStoreLocalNsNodeIt.at(node, it).set(m, loops[it].result->local_ns[node]);
+        kStoreRemoteNsNodeIt.at(node, it).set(m, loops[it].result->remote_ns[node]);
+        kHugepagesSurpNodeIt.at(node, it).set(m, static_cast<double>(loops[it].surplus_node[node]));
       }
   for (size_t it = 0; it < surp_after_mmap.size(); ++it)
     for (size_t node = 0; node < surp_after_mmap[it].size(); ++node)
-      m[fmt::format("hugepages_surp_after_mmap_node{}_it{}", node, it)] = static_cast<double>(surp_after_mmap[it][node]);
-  m["memory_model_solves"] = static_cast<double>(d.memory(d.latest_clock()).solves());
+      kHugepagesSurpAfterMmapNodeIt.at(node, it).set(m, static_cast<double>(surp_after_mmap[it][node]));
+  kMemoryModelSolves.set(m, static_cast<double>(d.memory(d.latest_clock()).solves()));
   // perf-profile's __mmap: the reservations' share of all vCPU time (spinning included); the
   // engine reports the rest of the profile.
   double mmap_s = 0;
   for (const auto& iteration : results)
     for (const UsememTaskResult& t : iteration) mmap_s += static_cast<double>(t.reserve_ns) / 1e9;
-  if (const double all = d.elapsed_s() * machine.nr_cpus(); all > 0) m["perf-profile.children.__mmap"] = 100 * mmap_s / all;
+  if (const double all = d.elapsed_s() * machine.nr_cpus(); all > 0) engine::kPerfChildren.at("__mmap").set(m, 100 * mmap_s / all);
+}
+
+// usemem_metrics()'s, then those its engine bodies count here.
+std::vector<run::MetricInfo> metric_infos() {
+  std::vector<run::MetricInfo> m = usemem_metric_infos();
+  for (run::MetricInfo& i : run::metric_infos(kDataScale, kSizeBytes, kNrTask, kStoreDramUtilNodeIt, kStoreDramTransactionsNodeIt,
+                                              kStoreDirectoryWritesNodeIt, kStoreLocalNsNodeIt, kStoreRemoteNsNodeIt,
+                                              kHugepagesSurpNodeIt, kHugepagesSurpAfterMmapNodeIt, kMemoryModelSolves))
+    m.push_back(std::move(i));
+  return m;
 }
 
 class Usemem : public ProgramOf<Usemem> {
@@ -342,7 +382,7 @@ WorkloadInfo usemem_workload() {
            "how a fault clears its 2 MiB page: clear_page per subpage (v5.17) or one clear_pages over it (seed 000's x86 "
            "series); virtual engine: at the machine file's rate for that mode"},
       },
-      usemem_metric_infos(),
+      metric_infos(),
       make_program<Usemem>,
       run::kAllEngines,
       {},
@@ -357,6 +397,7 @@ WorkloadInfo usemem_workload() {
       return ParamProblem{"policy_nodes", why};
     return std::nullopt;
   };
+  w.read_result = read_usemem_result;
   w.headline = "throughput_kib_s";  // vm-scalability.throughput
   return w;
 }

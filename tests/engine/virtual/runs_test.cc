@@ -10,6 +10,7 @@
 #include "pagesim/run/runner.h"
 #include "pagesim/vt/machine_model.h"
 #include "pagesim/workload/registry.h"
+#include "pagesim/workload/usemem_result.h"
 
 namespace pagesim {
 namespace {
@@ -194,15 +195,18 @@ TEST(VirtualRuns, TaskPlacementsAgreeWithTheSchedulerAndTheMetrics) {
   sc.params = config::Params(values);
   const run::RunResult r = run::run_one(sc, 0, 0, {});
   const auto& m = r.metrics;
-  ASSERT_EQ(r.tasks.size(), 16u);
+  const auto* usemem = dynamic_cast<const workload::UsememResult*>(r.workload_result.get());
+  ASSERT_NE(usemem, nullptr);
+  const std::vector<workload::TaskPlacement>& tasks = usemem->tasks();
+  ASSERT_EQ(tasks.size(), 16u);
   double moves = 0, reserve_node0 = 0, fault_node1 = 0, remote_pct_sum = 0;
   // The measured phase: from the first iteration's fork (every task's second placement) for
   // elapsed_s; the metrics count what happens in it (a migration while the tasks drain their
   // pcp lists afterwards is not).
-  ASSERT_GE(r.tasks[0].timeline.size(), 2u);
-  const uint64_t phase_end_ns = r.tasks[0].timeline[1].at_ns + static_cast<uint64_t>(std::llround(m.at("elapsed_s") * 1e9));
-  for (size_t t = 0; t < r.tasks.size(); ++t) {
-    const run::TaskPlacement& p = r.tasks[t];
+  ASSERT_GE(tasks[0].timeline.size(), 2u);
+  const uint64_t phase_end_ns = tasks[0].timeline[1].at_ns + static_cast<uint64_t>(std::llround(m.at("elapsed_s") * 1e9));
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    const workload::TaskPlacement& p = tasks[t];
     EXPECT_EQ(p.task, t);
     ASSERT_EQ(p.iterations.size(), 2u);
     ASSERT_FALSE(p.timeline.empty());
@@ -213,8 +217,8 @@ TEST(VirtualRuns, TaskPlacementsAgreeWithTheSchedulerAndTheMetrics) {
       }
     }
     moves += static_cast<double>(std::count_if(p.timeline.begin(), p.timeline.end(),
-                                               [&](const run::TaskPlacement::Move& mv) { return mv.at_ns <= phase_end_ns; }));
-    for (const run::TaskPlacement::Iteration& it : p.iterations) {
+                                               [&](const workload::TaskPlacement::Move& mv) { return mv.at_ns <= phase_end_ns; }));
+    for (const workload::TaskPlacement::Iteration& it : p.iterations) {
       EXPECT_FALSE(it.failed);
       reserve_node0 += it.reserve_node == 0;
       fault_node1 += it.fault_node == 1;

@@ -26,6 +26,7 @@
 #include "pagesim/exec/stop.h"
 #include "pagesim/exec/tsc.h"
 #include "pagesim/mm/machine.h"
+#include "pagesim/result/metrics.h"
 
 namespace pagesim {
 
@@ -230,5 +231,10 @@ void NativeEngine::run(Fn&& fn) {
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 }
+
+namespace engine {
+// The metrics the native engine's runs report (native/run.cc), beside elapsed_s and sys_s.
+std::vector<run::MetricInfo> native_metrics();
+}  // namespace engine
 
 }  // namespace pagesim
