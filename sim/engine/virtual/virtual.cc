@@ -1,5 +1,6 @@
 // VirtualEngine: the fibers, their causality (a task runs only while its clock is the
-// earliest) and the run loop. The scheduler's run queues, fork and wake-ups are in scheduler.cc.
+// earliest) and the run loop. The scheduler core (run queues, fork, wake-ups, the tick) is
+// Scheduler (scheduler.cc), the lock queues LockQueues, the memory traffic TrafficTimeline.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -38,15 +39,18 @@ cache::CacheGeometry VirtualEngine::geometry_for(const mm::MachineSpec& spec, co
   return g;
 }
 
+RangePrices::RangePrices(const vt::MachineModel& model) {
+  for (unsigned o = 0; o < cache::kNumOutcomes; ++o) {
+    overlapped[o] = model.latency(static_cast<cache::Outcome>(o)) / model.mlp;
+    streamed[o] = model.latency(static_cast<cache::Outcome>(o)) / model.stream_mlp;
+  }
+}
+
 VirtualEngine::VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOptions opt, std::unique_ptr<SchedPolicy> policy)
-    : m_(m), model_(std::move(model)), opt_(opt), policy_(std::move(policy)),
+    : m_(m), model_(std::move(model)), prices_(model_), opt_(opt), sched_(*this, opt_.sched, std::move(policy)),
       // The report reads the cache model's counts by outcome, kind, site and lock, never per line.
       cache_(geometry_for(m.spec(), model_), cache::PerLineContention::dropped),
-      stacks_(std::make_unique<FiberStackPool>(kStackBytes)), locks_(kNrLockIds), traffic_(model_) {
-  for (unsigned o = 0; o < cache::kNumOutcomes; ++o) {
-    overlapped_ps_[o] = model_.latency(static_cast<cache::Outcome>(o)) / model_.mlp;
-    streamed_ps_[o] = model_.latency(static_cast<cache::Outcome>(o)) / model_.stream_mlp;
-  }
+      stacks_(std::make_unique<FiberStackPool>(kStackBytes)), locks_(model_), traffic_(model_) {
   if (opt_.sched.parent_cpu >= m.nr_cpus())
     throw InputError(fmt::format("virtual engine: the parent CPU {} is not one of the {} vCPUs", opt_.sched.parent_cpu, m.nr_cpus()));
   // vCPU c of node n is the model's CPU n * (cores * threads) + its index within the node:
@@ -58,19 +62,18 @@ VirtualEngine::VirtualEngine(mm::Machine& m, vt::MachineModel model, VirtualOpti
     if (!seen[n]) first[n] = c;
     model_cpu_.push_back(n * g.cores_per_socket * g.threads_per_core + seen[n]++);
   }
-  rq_.cpus.resize(m.nr_cpus());
-  cpu_busy_.assign(m.nr_cpus(), 0);
   for (unsigned c = 0; c < m.nr_cpus(); ++c) {
     const unsigned n = m.cpu_to_node(c), i = (model_cpu_[c] % (g.cores_per_socket * g.threads_per_core));
-    rq_.cpu_node.push_back(n);
     const unsigned sib = g.threads_per_core == 2 ? (i ^ 1u) : i;  // adjacent SMT siblings
-    rq_.sibling.push_back(sib < seen[n] ? first[n] + sib : c);
+    sched_.add_cpu(n, sib < seen[n] ? first[n] + sib : c);
   }
 }
 
 VirtualEngine::~VirtualEngine() = default;
 
 size_t VirtualEngine::fiber_stacks_mapped() const { return stacks_->mapped(); }
+
+void VirtualEngine::block(VirtualCpu& t) { t.caller_ = std::move(t.caller_).resume(); }
 
 ps_t VirtualEngine::now() const {
   ps_t t = 0;
@@ -80,7 +83,7 @@ ps_t VirtualEngine::now() const {
 
 // sync() found a balance tick due or another task earlier than t.
 void VirtualEngine::sync_slow(VirtualCpu& t) {
-  if (next_tick_ <= t.clock_) return yield(t);  // a balance tick comes first
+  if (sched_.next_tick() <= t.clock_) return yield(t);  // a balance tick comes first
   const Key& next = ready_.top();
   if (opt_.slack_ps && next.first + opt_.slack_ps >= t.clock_) {
     slack_accesses_++;
@@ -103,7 +106,7 @@ bool VirtualEngine::switch_to_earliest(VirtualCpu& t) {
   if (ready_.empty()) return false;
   const Key mine{t.clock_, t.task_};
   const Key& next = ready_.top();
-  if (mine < next || next_tick_ <= next.first) return false;
+  if (mine < next || sched_.next_tick() <= next.first) return false;
   VirtualCpu& n = *tasks_[ready_.replace_top(mine).second];
   current_ = n.task_;
   ctx::fiber scheduler = std::move(t.caller_);
@@ -117,22 +120,13 @@ bool VirtualEngine::switch_to_earliest(VirtualCpu& t) {
 void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)>& fn) {
   while (tasks_.size() < nr_tasks) {
     tasks_.push_back(std::make_unique<VirtualCpu>(*this, static_cast<unsigned>(tasks_.size())));
-    rq_.task_cpu.push_back(0), rq_.task_home.push_back(0), rq_.task_forked.push_back(0), rq_.task_asleep.push_back(false);
-    rq_.task_runtime.push_back(0);
+    sched_.add_task();
   }
   error_ = nullptr;
-  live_ = nr_tasks;
-  barrier_waiting_.clear();
   // A new run starts together: every task at the latest clock so far, forked by the parent.
   const ps_t start = now();
-  // No balance ticks: a next tick that never comes, so that sync() tests one clock.
-  next_tick_ = policy_->tick_period() ? start + policy_->tick_period() : std::numeric_limits<ps_t>::max();
-  std::vector<unsigned> ids(nr_tasks);
-  for (unsigned i = 0; i < nr_tasks; ++i) ids[i] = i;
-  fork_all(ids, start, /*children_sleep=*/false);
   for (unsigned i = 0; i < nr_tasks; ++i) {
     VirtualCpu& c = *tasks_[i];
-    rq_.task_asleep[i] = false;
     c.done_ = false;
     c.self_ = ctx::fiber(std::allocator_arg, FiberStack(*stacks_, &c.stack_lowest_), [this, &c, &fn](ctx::fiber&& main) {
       c.caller_ = std::move(main);
@@ -145,18 +139,18 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
       } catch (...) {
         if (!error_) error_ = std::current_exception();
       }
-      finished(c);
+      sched_.finished(c);
       return std::move(c.caller_);
     });
-    if (enqueue(c, start)) make_ready(c);
   }
+  sched_.start_run(nr_tasks, start);
   while (!ready_.empty() && !error_) {
     if (opt_.stop.requested()) {  // a safe point between two slices of virtual time
       error_ = std::make_exception_ptr(StopRequest::interrupted());
       break;
     }
-    if (next_tick_ <= ready_.top().first) {
-      tick();
+    if (sched_.next_tick() <= ready_.top().first) {
+      sched_.tick();
       continue;
     }
     current_ = ready_.top().second;
@@ -171,9 +165,8 @@ void VirtualEngine::run(unsigned nr_tasks, const std::function<void(VirtualCpu&)
     if (!tasks_[i]->done_) stuck.push_back(i);
   ready_.clear();
   for (unsigned i : stuck) tasks_[i]->self_ = ctx::fiber();
-  for (LockState& s : locks_) s.waiters.clear(), s.held = false;
-  for (Runqueues::Cpu& c : rq_.cpus) c.curr = -1, c.queued.clear();
-  barrier_waiting_.clear();
+  locks_.abandon();
+  sched_.abandon();
   if (error_) std::rethrow_exception(error_);
   if (!stuck.empty())
     throw ModelError(fmt::format("virtual engine: deadlock: {} tasks blocked forever (first: task {})", stuck.size(), stuck[0]));

@@ -24,14 +24,15 @@ bool clean_miss(cache::Outcome o) {
 
 }  // namespace
 
-VirtualCpu::VirtualCpu(VirtualEngine& eng, unsigned task) : eng_(&eng), task_(task) {}
+VirtualCpu::VirtualCpu(VirtualEngine& eng, unsigned task)
+    : eng_(&eng), sched_(eng.sched_), model_(eng.model_), prices_(eng.prices_), cache_(eng.cache_), locks_(eng.locks_), traffic_(eng.traffic_),
+      task_(task) {}
 
 void VirtualCpu::place(unsigned cpu, ps_t at) {
   placements_.push_back({at, cpu});
   cpu_ = cpu;
   node_ = eng_->machine().cpu_to_node(cpu);
   model_cpu_ = eng_->model_cpu(cpu);
-  eng_->rq_.task_cpu[task_] = cpu;
 }
 
 LockContext VirtualCpu::context() const {
@@ -47,7 +48,7 @@ cache::Outcome VirtualCpu::model_access(uint64_t line, uint16_t home, AccessKind
 
 cache::Outcome VirtualCpu::model_access(uint64_t line, uint16_t home, AccessKind kind, const cache::Attribution& attr) {
   model_accesses_++;
-  return eng_->cache_.access(model_cpu_, line, home, kind, attr);
+  return cache_.access(model_cpu_, line, home, kind, attr);
 }
 
 void VirtualCpu::record(const Line& first, AccessKind kind, Site site, uint32_t n, uint32_t stride) {
@@ -60,19 +61,19 @@ void VirtualCpu::access(const Line& line, AccessKind kind, Site site) {
   count(line, kind, site, context());
   const cache::Outcome o = model_access(line.line(), line.node, kind, site, line.kind);
   // A miss to DRAM pays the loaded latency of the memory it goes to.
-  const ps_t d = eng_->model_.latency(o) + (dram(o) ? eng_->dram_extra_ps(line.node, clock_) : 0);
+  const ps_t d = model_.latency(o) + (dram(o) ? traffic_.dram_extra_ps(line.node, clock_) : 0);
   clock_ += d;
   site_ps_[static_cast<unsigned>(site)] += d;
 }
 
-ps_t VirtualCpu::forked_at() const { return eng_->rq_.task_forked[task_]; }
+ps_t VirtualCpu::forked_at() const { return sched_.runqueues().task_forked[task_]; }
 
-ps_t VirtualCpu::parent_start_time() const { return eng_->rq_.forks_began; }
+ps_t VirtualCpu::parent_start_time() const { return sched_.runqueues().forks_began; }
 
 void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, AccessKind kind, Site site) {
   if (n == 1) return access(first, kind, site);
-  const auto& overlapped = eng_->overlapped_ps_;
-  const auto& streamed_ps = eng_->streamed_ps_;
+  const auto& overlapped = prices_.overlapped;
+  const auto& streamed_ps = prices_.streamed;
   // The lock and IRQ context cannot change inside the walk (a yield leaves it as it is).
   const cache::Attribution attr{site, context(), first.kind};
   count(first, kind, site, attr.ctx, n, stride);
@@ -88,12 +89,12 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
   constexpr uint32_t kAhead = 8, kVictimAhead = 4;
   uint32_t since_fill = 0;
   // The walk is short (microseconds): the DRAM load at its start holds for all of it.
-  const ps_t loaded = eng_->dram_extra_ps(first.node, clock_);
+  const ps_t loaded = traffic_.dram_extra_ps(first.node, clock_);
   for (uint32_t i = 0; i < n; ++i, ++since_fill) {
     if (i + kAhead < n && since_fill <= kAhead)
-      eng_->cache_.prefetch_sets(model_cpu_, (first.addr + uint64_t{i + kAhead} * stride) >> 6);
+      cache_.prefetch_sets(model_cpu_, (first.addr + uint64_t{i + kAhead} * stride) >> 6);
     if (i + kVictimAhead < n && since_fill <= 2)
-      eng_->cache_.prefetch_victim(model_cpu_, (first.addr + uint64_t{i + kVictimAhead} * stride) >> 6);
+      cache_.prefetch_victim(model_cpu_, (first.addr + uint64_t{i + kVictimAhead} * stride) >> 6);
     sync();
     const uint64_t line = first.at(i, stride).line();
     const cache::Outcome o = model_access(line, first.node, kind, attr);
@@ -110,7 +111,7 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
         if (!(line & 1)) model_access(line | 1, first.node, AccessKind::prefetch, attr);
       }
     }
-    if (loaded && dram(o)) lat += loaded / (streamed ? eng_->model_.stream_mlp : eng_->model_.mlp);
+    if (loaded && dram(o)) lat += loaded / (streamed ? model_.stream_mlp : model_.mlp);
     clock_ += lat;
   }
   site_ps_[static_cast<unsigned>(site)] += clock_ - t0;
@@ -118,14 +119,14 @@ void VirtualCpu::access_range(const Line& first, uint32_t n, uint32_t stride, Ac
 
 void VirtualCpu::work(uint32_t cycles, Site site) {
   const uint64_t num = uint64_t{cycles} * 1000000 + cycle_rem_;
-  clock_ += num / eng_->model_.freq_mhz;
-  site_ps_[static_cast<unsigned>(site)] += num / eng_->model_.freq_mhz;
-  cycle_rem_ = num % eng_->model_.freq_mhz;
+  clock_ += num / model_.freq_mhz;
+  site_ps_[static_cast<unsigned>(site)] += num / model_.freq_mhz;
+  cycle_rem_ = num % model_.freq_mhz;
 }
 
 void VirtualCpu::hold(uint32_t lines, Site site) {
   access_.hold_lines += lines;
-  const ps_t d = uint64_t{lines} * eng_->model_.latency(cache::Outcome::dram_local) / eng_->model_.stream_mlp;
+  const ps_t d = uint64_t{lines} * model_.latency(cache::Outcome::dram_local) / model_.stream_mlp;
   clock_ += d;
   site_ps_[static_cast<unsigned>(site)] += d;
 }
@@ -133,23 +134,16 @@ void VirtualCpu::hold(uint32_t lines, Site site) {
 void VirtualCpu::lock(spinlock_t& l, Site site) {
   if (depth_ == kMaxDepth) throw ModelError("virtual engine: spinlocks nested too deeply");
   sync();
-  VirtualEngine::LockState& s = eng_->lock_state(l.id);
   LockStatCpu& st = lockstat_[l.id];
   const auto si = static_cast<unsigned>(site);
   st.acquisitions++;
   st.acquisition_points[si]++;
-  if (!s.held) {
-    s.held = true;
-    work(eng_->model_.lock_uncontended_cycles / 2, site);  // half of the lock+unlock pair
-    clock_ += eng_->model_.latency(model_access(l.line.line(), l.line.node, AccessKind::rmw, site, l.line.kind));
-    s.line_node = static_cast<int>(node_);
+  if (locks_.try_acquire(l.id, node_)) {
+    work(model_.lock_uncontended_cycles / 2, site);  // half of the lock+unlock pair
+    clock_ += model_.latency(model_access(l.line.line(), l.line.node, AccessKind::rmw, site, l.line.kind));
   } else {
     const ps_t arrival = clock_;
-    // queued_spin_lock_slowpath: the pending-bit and xchg_tail RMWs take the lock word's line
-    // from its last writer, between the holder's and the head's transfers.
-    s.line_free = std::max(arrival, s.line_free) + eng_->model_.lock_line_ps(s.line_owner(node_), node_);
-    s.line_node = static_cast<int>(node_);
-    s.waiters.push_back({task_, arrival});
+    locks_.arrive(l.id, task_, node_, arrival);
     eng_->block(*this);  // resumed by unlock() with clock_ = the grant time; the lock is ours
     st.contentions++;
     st.contention_points[si]++;
@@ -159,7 +153,7 @@ void VirtualCpu::lock(spinlock_t& l, Site site) {
     model_access(l.line.line(), l.line.node, AccessKind::rmw, site, l.line.kind);  // paid by the handoff
   }
   count(l.line, AccessKind::rmw, site, context());
-  s.owner.acquired_by(cpu_, node_, st);
+  locks_.owner(l.id).acquired_by(cpu_, node_, st);
   held_cls_[depth_] = l.cls;
   held_t0_[depth_] = clock_;
   depth_++;
@@ -168,23 +162,12 @@ void VirtualCpu::lock(spinlock_t& l, Site site) {
 void VirtualCpu::unlock(spinlock_t& l, Site site) {
   if (!depth_) throw ModelError("virtual engine: unlock without lock");
   access(l.line, AccessKind::store, site);  // syncs first
-  work(eng_->model_.lock_uncontended_cycles - eng_->model_.lock_uncontended_cycles / 2, site);
+  work(model_.lock_uncontended_cycles - model_.lock_uncontended_cycles / 2, site);
   --depth_;
   lockstat_[l.id].hold.add((clock_ - held_t0_[depth_]) / 1000);
-  VirtualEngine::LockState& s = eng_->lock_state(l.id);
-  if (s.waiters.empty()) {
-    s.held = false;
-    s.line_node = static_cast<int>(node_);
-    return;
-  }
-  const VirtualEngine::Waiter w = s.waiters.front();
-  s.waiters.pop_front();
-  VirtualCpu& next = *eng_->tasks_[w.task];
-  const ps_t start = std::max(clock_, s.line_free);  // once the arrivals' RMWs have the line back
-  next.clock_ = std::max(w.arrival, start + eng_->model_.lock_handoff_ps(s.line_owner(node_), node_, next.node_));
-  s.line_free = next.clock_;
-  s.line_node = static_cast<int>(next.node_);
-  eng_->make_ready(next);
+  const std::optional<LockQueues::Grant> g = locks_.release(l.id, node_, clock_);
+  if (!g) return;
+  eng_->grant(*g);
   sync();  // the waiter may now be the earliest task
 }
 
@@ -217,28 +200,7 @@ void VirtualCpu::sys_exit() {
 void VirtualCpu::cond_resched(Site) {
   check_may_schedule("cond_resched");
   sync();
-  schedule_point();
-}
-
-void VirtualCpu::schedule_point() {
-  if (pending_cpu_ >= 0) {
-    const auto to = static_cast<unsigned>(pending_cpu_);
-    pending_cpu_ = -1;
-    if (to == cpu_) return;
-    eng_->leave_cpu(*this);
-    place(to, clock_);
-    nr_migrations_++;
-    clock_ += eng_->opt_.sched.switch_cost_ps;
-    eng_->enter_cpu(*this);
-    return;
-  }
-  Runqueues::Cpu& c = eng_->rq_.cpus[cpu_];
-  const ps_t slice = eng_->policy_->slice(eng_->rq_.nr_running(cpu_));
-  if (!slice || c.queued.empty() || clock_ - c.curr_since < slice) return;
-  nr_invol_++;  // check_preempt_tick: the slice is used up and others wait
-  eng_->leave_cpu(*this);
-  c.queued.push_back(task_);
-  eng_->block(*this);  // dispatch() gives the CPU back
+  sched_.schedule_point(*this);
 }
 
 std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::vector<double>& ps_per_unit) {
@@ -247,11 +209,9 @@ std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::vector<double>
 
 std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::function<double(unsigned node)>& ps_per_unit) {
   std::vector<ps_t> on(eng_->machine().nr_nodes(), 0);
-  const SchedPolicy& policy = *eng_->policy_;
   double left = static_cast<double>(units);
   while (left > 0) {
-    const ps_t chunk = policy.tick_period() ? std::max(policy.slice(eng_->rq_.nr_running(cpu_)), policy.tick_period())
-                                            : eng_->opt_.sched.tick_ps;
+    const ps_t chunk = sched_.user_slice(cpu_);
     const double per = ps_per_unit(node_);
     const double all = left * per;
     ps_t dt = static_cast<ps_t>(std::ceil(all));
@@ -262,7 +222,7 @@ std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::function<doubl
     on[node_] += dt;
     if (left > 0) {
       sync();
-      schedule_point();
+      sched_.schedule_point(*this);
     }
   }
   return on;
@@ -270,27 +230,27 @@ std::vector<ps_t> VirtualCpu::run_user(uint64_t units, const std::function<doubl
 
 void VirtualCpu::barrier() {
   check_may_schedule("barrier");
-  eng_->barrier(*this, VirtualEngine::BarrierKind::plain);
+  sched_.barrier(*this, Scheduler::BarrierKind::plain);
+  sync();
 }
 
 void VirtualCpu::start_barrier() {
   check_may_schedule("start_barrier");
-  eng_->barrier(*this, VirtualEngine::BarrierKind::start);
+  sched_.barrier(*this, Scheduler::BarrierKind::start);
+  sync();
 }
 
-void VirtualCpu::rendezvous() { eng_->barrier(*this, VirtualEngine::BarrierKind::rendezvous); }
+void VirtualCpu::rendezvous() {
+  sched_.barrier(*this, Scheduler::BarrierKind::rendezvous);
+  sync();
+}
 
 void VirtualCpu::clear_huge_page(unsigned page_node, vt::ClearMode mode) {
   sync();
   // A clearing thread keeps its lines in flight; its rate is what the node's controller and,
   // for a remote page, the link leave it once it joins the others (fixed for the clear).
-  const double lines = vt::clear_lines_in_flight(eng_->model_, eng_->model_.clear_rate(mode));
-  vt::MemoryTraffic& traffic = eng_->traffic_at(clock_);
-  traffic.add_clear(node_, page_node, lines);
-  const double rate = traffic.clear_bytes_per_s(node_, page_node, lines);
-  const auto d = static_cast<ps_t>(std::llround(static_cast<double>(kHugePageBytes) / rate * 1e12));
-  eng_->clears_.push_back({clock_, clock_ + d, node_, page_node, lines, true});
-  eng_->clears_until_ = 0;  // the clears changed
+  const double lines = vt::clear_lines_in_flight(model_, model_.clear_rate(mode));
+  const ps_t d = traffic_.clear(clock_, node_, page_node, lines, kHugePageBytes);
   clock_ += d;
   site_ps_[static_cast<unsigned>(Site::clear_huge_page)] += d;
 }

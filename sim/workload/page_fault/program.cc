@@ -119,7 +119,7 @@ Setup setup(D& d, const config::Params& params, PfMapping mapping, uint64_t warm
   for (unsigned i = 0; i < s.tasks; ++i)
     s.slot_of[is_virtual<D> ? wis_cpu(i, m.nr_nodes(), per_node) : i] = static_cast<int>(i);
   if constexpr (is_virtual<D>) {
-    const vt::MachineModel& model = d.engine().model();
+    const vt::MachineModel& model = d.model();
     s.costs = assumed_fault_costs(model.clear_bw_bytes_per_s, model.freq_mhz);
   }
   return s;

@@ -213,7 +213,6 @@ void add_numa_passes(const NumaBalancingStats& nb, const std::vector<std::vector
 // model, clearing and the store loop charged analytically (the memory model), munmap.
 void run_virtual(engine::VirtualDriver& d, const config::Params& params, const UsememChoices& choices) {
   using E = VirtualCpu;
-  VirtualEngine& eng = d.engine();
   mm::Machine& machine = d.machine();
   const UsememSetup s = usemem_setup(machine, params, choices, d.nr_cpus(), d.seed(), d.short_mode(), true);
   const unsigned n = s.nr_task, nodes = machine.nr_nodes();
@@ -241,7 +240,7 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params, const U
       UsememTaskResult& tr = task.result();
       auto& st = tr.start;
       forked[it][ex.task()] = t_start;
-      st.fork_node = static_cast<int>(eng.runqueues().task_home[ex.task()]);
+      st.fork_node = static_cast<int>(d.runqueues().task_home[ex.task()]);
       st.wake_node = wake_node(ex, t_start, machine);
       recorded_mmap(ex, h, task, t_start);
       const ps_t f0 = ex.clock();
@@ -259,22 +258,22 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params, const U
         mine.stores = s.task.size / 8;  // do_rw_once, random: SIZE/8 8-byte stores
         mine.pages_per_node = tr.fault_node_pages;
         mine.node = ex.node();  // where it runs now; the loop itself may move it
-        mine.cpu_share = 1.0 / eng.runqueues().nr_running(ex.cpu());
+        mine.cpu_share = 1.0 / d.runqueues().nr_running(ex.cpu());
       }
       ex.rendezvous();  // every task has faulted; clocks are untouched
       if (!L.result) {
-        L.result = vt::store_loop(eng.model(), L.tasks);
-        eng.cache().flush_all();  // the 63 GiB random footprint flushes every cache
+        L.result = vt::store_loop(d.model(), L.tasks);
+        d.flush_caches();  // the 63 GiB random footprint flushes every cache
         for (unsigned node = 0; node < nodes; ++node) L.surplus_node.push_back(machine.hstate().surplus_huge_pages_node[node]);
       }
       if (!tr.failed) {
         // do_rw_once, each slice at the latencies of where every loop runs at that moment.
         tr.store_node_ps = ex.run_user(mine.stores, [&](unsigned node) {
-          vt::MemoryTraffic& mem = eng.memory(ex.clock());
-          mem.set_loop(ex.task(), node, 1.0 / std::max(1u, eng.runqueues().nr_running(ex.cpu())), tr.fault_node_pages);
+          vt::MemoryTraffic& mem = d.memory(ex.clock());
+          mem.set_loop(ex.task(), node, 1.0 / std::max(1u, d.runqueues().nr_running(ex.cpu())), tr.fault_node_pages);
           return mem.store_ps(ex.task());
         });
-        eng.memory(ex.clock()).leave_loop(ex.task());
+        d.memory(ex.clock()).leave_loop(ex.task());
         ps_t loop = 0;
         double remote = 0;
         for (unsigned node = 0; node < nodes; ++node) loop += tr.store_node_ps[node];
@@ -303,11 +302,11 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params, const U
   });
 
   auto& m = r.metrics;
-  if (const NumaBalancingStats* nb = eng.policy().numa_stats()) add_numa_passes(*nb, forked, results);
+  if (const NumaBalancingStats* nb = d.numa_stats()) add_numa_passes(*nb, forked, results);
   usemem_metrics(results, nodes, r, true);
   std::vector<TaskPlacement> tasks = usemem_placements(results);
   for (unsigned t = 0; t < n && t < tasks.size(); ++t)
-    for (const VirtualCpu::Placement& p : eng.task(t).placements()) tasks[t].timeline.push_back({p.at / 1000, p.cpu});
+    for (const VirtualCpu::Placement& p : d.placements(t)) tasks[t].timeline.push_back({p.at / 1000, p.cpu});
   r.workload_result = std::make_shared<const UsememResult>(std::move(tasks));
   kSizeBytes.set(m, static_cast<double>(s.task.size));
   kNrTask.set(m, n);
@@ -324,7 +323,7 @@ void run_virtual(engine::VirtualDriver& d, const config::Params& params, const U
   for (size_t it = 0; it < surp_after_mmap.size(); ++it)
     for (size_t node = 0; node < surp_after_mmap[it].size(); ++node)
       kHugepagesSurpAfterMmapNodeIt.at(node, it).set(m, static_cast<double>(surp_after_mmap[it][node]));
-  kMemoryModelSolves.set(m, static_cast<double>(eng.memory(eng.now()).solves()));
+  kMemoryModelSolves.set(m, static_cast<double>(d.memory(d.latest_clock()).solves()));
   // perf-profile's __mmap: the reservations' share of all vCPU time (spinning included); the
   // engine reports the rest of the profile.
   double mmap_s = 0;

@@ -1,11 +1,15 @@
 // The virtual engine's driver: tasks are fibers on virtual CPUs, time is the machine model's
-// (picoseconds), and the engine's OS services (fork and the start pipe, clear_huge_page, sliced
-// user-mode work, the scheduler's counters) are reached through engine(). The measured phase's
-// marks also take its profile (phase_profile.h).
+// (picoseconds). A task's own services (fork and the start pipe, rendezvous, clear_huge_page,
+// sliced user-mode work) are on its Exec (VirtualCpu); the engine-wide services a workload
+// may use are here: the run-queue view, the machine model, the memory traffic, the cache
+// flush, the policy's NUMA balancing counters and where each task ran. The engine itself
+// stays out of the workloads' reach. The measured phase's marks also take its profile
+// (phase_profile.h).
 #pragma once
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "pagesim/engine/driver_base.h"
 #include "pagesim/engine/virtual/phase_profile.h"
@@ -20,13 +24,27 @@ class VirtualDriver : public DriverBase<ps_t> {
 
   VirtualDriver(const RunInput& in, VirtualEngine& eng) : DriverBase(in), eng_(eng) {}
 
-  VirtualEngine& engine() const { return eng_; }
   unsigned nr_cpus() const { return machine().nr_cpus(); }
   // Runs body(task) for `nr_tasks` fiber tasks; more tasks than vCPUs time-share them.
   void run_tasks(unsigned nr_tasks, const std::function<void(Exec&)>& body) { eng_.run(nr_tasks, body); }
   void barrier(Exec& ex) { ex.barrier(); }
   Time now(Exec& ex) const { return ex.clock(); }
   double now_ns(Exec& ex) const { return static_cast<double>(ex.clock()) / 1000; }
+  // --- the engine's services ---
+  // The run queues as the scheduler sees them now (fork homes, nr_running per vCPU).
+  const Runqueues& runqueues() const { return eng_.runqueues(); }
+  const vt::MachineModel& model() const { return eng_.model(); }
+  // The memory model's requesters at `now`; workloads add their store loops to it.
+  vt::MemoryTraffic& memory(Time now) { return eng_.memory(now); }
+  // The latest clock of any task: the virtual time of everything run so far.
+  Time latest_clock() const { return eng_.now(); }
+  // Every cache of the model loses its lines (a footprint far larger than the caches).
+  void flush_caches() { eng_.cache().flush_all(); }
+  // NUMA balancing's counters, when the policy balances (engine.sched: numa).
+  const NumaBalancingStats* numa_stats() const { return eng_.policy().numa_stats(); }
+  // Where task `t` ran: the CPU it was placed on at each fork and migration, in time order.
+  const std::vector<VirtualCpu::Placement>& placements(unsigned t) const { return eng_.task(t).placements(); }
+
   void counters_start(Exec&) {}  // a modelled machine has no hardware counters
   void counters_stop(Exec&) {}
   // Tasks leave a start barrier at slightly different times (the pipe wake-ups of LKP's usemem

@@ -2,8 +2,8 @@
 // pluggable policy at the kernel's scheduler events (fork, wake-up, the periodic balance
 // tick), never inside a spinlock or an IRQ-off region.
 //
-// The engine owns the run queues (Runqueues): per vCPU the running task and the tasks queued
-// behind it. A policy reads them and answers with a CPU (fork, wake) or with migrations
+// The scheduler core owns the run queues (Runqueues, scheduler.h): per vCPU the running task
+// and the tasks queued behind it. A policy reads them and answers with a CPU (fork, wake) or with migrations
 // (tick). Policies are deterministic: no host time, no pointer or hash order.
 //
 // Registered policies (make_sched_policy):

@@ -17,6 +17,10 @@
 // the next MCS node write, same or cross socket). Spinning is busy time: it stays in the
 // task's clock, so it counts as system time inside sys_enter/sys_exit.
 //
+// The engine keeps the fibers, the causality check and the run loop; its parts have their own
+// contracts: the scheduler core (scheduler.h), the lock queues (lock_queues.h) and the memory
+// traffic along virtual time (traffic_timeline.h). VirtualCpu reaches each part directly.
+//
 // Example:
 //   VirtualEngine eng(machine, vt::load_machine_model(vt::default_machine_file()));
 //   eng.run(machine.nr_cpus(), [&](VirtualCpu& ex) {
@@ -42,11 +46,13 @@
 #include "pagesim/exec/exec.h"
 #include "pagesim/exec/stop.h"
 #include "pagesim/exec/lock_stat_table.h"
+#include "pagesim/engine/virtual/lock_queues.h"
 #include "pagesim/engine/virtual/ready_queue.h"
 #include "pagesim/engine/virtual/sched.h"
+#include "pagesim/engine/virtual/scheduler.h"
+#include "pagesim/engine/virtual/traffic_timeline.h"
 #include "pagesim/mm/machine.h"
 #include "pagesim/vt/machine_model.h"
-#include "pagesim/vt/memory_traffic.h"
 
 namespace pagesim {
 
@@ -60,6 +66,13 @@ struct VirtualOptions {
 
 class VirtualEngine;
 class FiberStackPool;  // sim/engine/virtual/fiber_stack.h
+
+// What access_range charges per line, by outcome: the machine model's latency / mlp, and
+// / stream_mlp under the L2 streamer (the same integer quotients, without a division per access).
+struct RangePrices {
+  explicit RangePrices(const vt::MachineModel& model);
+  std::array<ps_t, cache::kNumOutcomes> overlapped{}, streamed{};
+};
 
 // One task and the vCPU it runs on: the Exec of the model code that the task executes.
 class VirtualCpu {
@@ -155,6 +168,7 @@ class VirtualCpu {
 
  private:
   friend class VirtualEngine;
+  friend class Scheduler;  // places, wakes and times the task at its scheduler events
   LockContext context() const;
   // Counts n lines from `first`, `stride` bytes apart, in access_ (and stream_ while recording).
   void count(const Line& first, AccessKind kind, Site site, LockContext ctx, uint32_t n = 1,
@@ -167,12 +181,18 @@ class VirtualCpu {
   cache::Outcome model_access(uint64_t line, uint16_t home, AccessKind kind, const cache::Attribution& attr);
   void place(unsigned cpu, ps_t at);  // at: the virtual time of the move, for placements()
   void check_may_schedule(const char* what) const;
-  // A scheduler event: apply a pending migration, or give the CPU to a queued task once the
-  // slice is used up (involuntary switch).
-  void schedule_point();
 
   static constexpr unsigned kMaxDepth = 4;
+  // The engine's parts a task uses: the fibers and causality (eng_), the scheduler core, the
+  // machine model and the prices derived from it, the cache model, the lock queues, the memory
+  // traffic.
   VirtualEngine* eng_;
+  Scheduler& sched_;
+  const vt::MachineModel& model_;
+  const RangePrices& prices_;
+  cache::CacheModel& cache_;
+  LockQueues& locks_;
+  TrafficTimeline& traffic_;
   unsigned task_;
   unsigned cpu_ = 0, node_ = 0, model_cpu_ = 0;
   ps_t clock_ = 0;
@@ -201,7 +221,7 @@ class VirtualCpu {
   bool done_ = false;
 };
 
-class VirtualEngine {
+class VirtualEngine final : private TaskSwitch {
  public:
   // Throws InputError when the machine's shape does not fit the cache model (more sockets
   // or CPUs per node than it holds) or the machine file (more nodes than sockets): geometry_for.
@@ -224,12 +244,12 @@ class VirtualEngine {
   mm::Machine& machine() { return m_; }
   const vt::MachineModel& model() const { return model_; }
   // The memory model's requesters at `now`; workloads add their store loops to it.
-  vt::MemoryTraffic& memory(ps_t now) { return traffic_at(now); }
+  vt::MemoryTraffic& memory(ps_t now) { return traffic_.at(now); }
   cache::CacheModel& cache() { return cache_; }
-  SchedPolicy& policy() { return *policy_; }
+  SchedPolicy& policy() { return sched_.policy(); }
   const VirtualOptions& options() const { return opt_; }
   unsigned nr_tasks() const { return static_cast<unsigned>(tasks_.size()); }
-  VirtualCpu& task(unsigned t) { return *tasks_[t]; }
+  VirtualCpu& task(unsigned t) override { return *tasks_[t]; }
   // The latest clock of any task: the virtual elapsed time of everything run so far.
   ps_t now() const;
   // Accesses executed while a task was ahead of the next clock (slack > 0 only).
@@ -242,97 +262,50 @@ class VirtualEngine {
   size_t fiber_stacks_mapped() const;
   // The cache model's CPU of vCPU c (its node's socket, its index within the node).
   unsigned model_cpu(unsigned c) const { return model_cpu_[c]; }
-  const Runqueues& runqueues() const { return rq_; }
+  const Runqueues& runqueues() const { return sched_.runqueues(); }
   // The virtual time some task ran on a vCPU, summed over vCPUs, up to `t`: the runs that
   // ended and the current runs' parts before t. Exact when no run has ended after t, as at a
   // barrier (where workloads mark their measured phase).
-  ps_t busy_until(ps_t t) const;
+  ps_t busy_until(ps_t t) const { return sched_.busy_until(t); }
 
  private:
   friend class VirtualCpu;
-  struct Waiter {
-    unsigned task;
-    ps_t arrival;
-  };
-  struct LockState {
-    bool held = false;
-    LockOwner owner;
-    std::deque<Waiter> waiters;  // FIFO in virtual arrival order
-    // The lock word's line: free for the next transfer at `line_free`, last written on socket
-    // `line_node` (-1: nobody yet). Arrivals' RMWs and handoffs queue for it one at a time.
-    ps_t line_free = 0;
-    int line_node = -1;
-    unsigned line_owner(unsigned otherwise) const { return line_node < 0 ? otherwise : static_cast<unsigned>(line_node); }
-  };
-  struct ClearInterval {
-    ps_t start, end;
-    unsigned cpu_node, page_node;
-    double lines_in_flight;
-    bool counted;  // in traffic_ now
-  };
   using Key = ReadyQueue::Key;  // (clock, task id)
 
-  void make_ready(VirtualCpu& t) { ready_.push({t.clock_, t.task_}); }
+  void make_ready(VirtualCpu& t) override { ready_.push({t.clock_, t.task_}); }
   // The causality check: returns at once while t is still the earliest task (inline: it runs
   // before every access), else sync_slow decides between a slack access and a yield.
   void sync(VirtualCpu& t) {
-    if (t.clock_ < next_tick_ && (ready_.empty() || !(ready_.top() < Key{t.clock_, t.task_}))) return;
+    if (t.clock_ < sched_.next_tick() && (ready_.empty() || !(ready_.top() < Key{t.clock_, t.task_}))) return;
     sync_slow(t);
   }
   void sync_slow(VirtualCpu& t);  // only from sync(), once its fast test has failed
-  void block(VirtualCpu& t);  // switch to the scheduler without being runnable
+  void block(VirtualCpu& t) override;  // switch to the run loop without being runnable
+  // A task blocked on a lock gets it at `at` (LockQueues::release): runnable from then on.
+  void grant(const LockQueues::Grant& g) {
+    tasks_[g.task]->clock_ = g.at;
+    make_ready(*tasks_[g.task]);
+  }
   void yield(VirtualCpu& t);  // runnable again at its clock
   // yield() without the scheduler fiber: t goes back in the queue and the earliest task is
   // resumed straight from t's stack. Only when the scheduler would do just that (no tick due).
   bool switch_to_earliest(VirtualCpu& t);
-  enum class BarrierKind { plain, rendezvous, start };
-  void barrier(VirtualCpu& t, BarrierKind kind);
-  void release_barrier();
-  void fork_all(const std::vector<unsigned>& ids, ps_t now, bool children_sleep);
-  void wake_one(unsigned id, unsigned waker_cpu, ps_t now);
-  void finished(VirtualCpu& t);
-  // Run queues: a task needs its CPU (it may queue and block), leaves it (the next queued
-  // task is dispatched), or is put there by a wake-up or a balancer.
-  void enter_cpu(VirtualCpu& t);
-  void leave_cpu(VirtualCpu& t);
-  bool enqueue(VirtualCpu& t, ps_t now);  // true: it got the CPU and is runnable
-  void dispatch(unsigned cpu, ps_t now);
-  void tick();
-  LockState& lock_state(uint32_t id) { return locks_[id]; }
-  // The memory traffic as it is at `now`: the clears running then (memory_traffic.cc).
-  vt::MemoryTraffic& traffic_at(ps_t now);
-  // What a DRAM miss homed on `node` pays over the idle latency at `now`: its controller's
-  // queueing delay under every requester present then.
-  ps_t dram_extra_ps(unsigned node, ps_t now);
 
   mm::Machine& m_;
   vt::MachineModel model_;
-  // model_.latency(o) / mlp and / stream_mlp, per outcome: what access_range charges per line
-  // (the same integer quotients, without a division per access).
-  std::array<ps_t, cache::kNumOutcomes> overlapped_ps_{}, streamed_ps_{};
+  RangePrices prices_;
   VirtualOptions opt_;
-  std::unique_ptr<SchedPolicy> policy_;
+  Scheduler sched_;  // run queues, barriers, fork and wake-ups, the balance tick (scheduler.h)
   cache::CacheModel cache_;
   std::vector<unsigned> model_cpu_;
   std::unique_ptr<FiberStackPool> stacks_;  // before tasks_: their fibers give their stacks back
   std::vector<std::unique_ptr<VirtualCpu>> tasks_;
   ReadyQueue ready_;
   unsigned current_ = 0;  // the running task: whose continuation a switch back to run() returns
-  std::vector<LockState> locks_;
-  std::vector<unsigned> barrier_waiting_;
-  BarrierKind barrier_kind_ = BarrierKind::plain;
-  Runqueues rq_;
-  std::vector<ps_t> cpu_busy_;
-  ps_t next_tick_ = 0;  // the next balance tick; max() under a policy without ticks
-  std::vector<Migration> migrations_;  // scratch for tick()
-  unsigned live_ = 0;
+  LockQueues locks_;
   uint64_t slack_accesses_ = 0;
   uint64_t causality_yields_ = 0;
-  vt::MemoryTraffic traffic_;  // store loops and clears, in one closed loop per node
-  std::vector<ClearInterval> clears_;  // started, not yet ended and taken out of traffic_
-  // The span of virtual time over which traffic_ holds the clears that run: no clear starts
-  // or ends inside it, so traffic_at() has nothing to do there (every DRAM miss asks).
-  ps_t clears_from_ = 0, clears_until_ = 0;
+  TrafficTimeline traffic_;  // store loops and clears, in one closed loop per node
   std::exception_ptr error_;
 };
 
