@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "pagesim/engine/registry.h"
+#include "pagesim/engine/virtual/metrics.h"
 #include "pagesim/error.h"
 #include "pagesim/mm/invariants.h"
 #include "pagesim/mm/memmap.h"
@@ -160,12 +161,11 @@ void validity_flags(const mm::Machine& m, const uint64_t* ev, RunResult& r) {
   bool below_low = ev[mm::ALLOC_SLOWPATH] > 0;  // the low-watermark pass failed
   for (const mm::Zone* z : m.populated_zones())
     below_low |= mm::zone_census(*z).nr_free_pages < static_cast<long>(z->low_wmark_pages());
-  const auto slack = r.metrics.find("causality_slack_accesses");
   const std::pair<const Metric*, double> flags[] = {
       {&kZoneBelowLowWmark, below_low ? 1 : 0},
       {&kSlowpathEntered, static_cast<double>(ev[mm::ALLOC_SLOWPATH])},
       {&kRemoteFallback, static_cast<double>(ev[mm::NUMA_MISS])},
-      {&kCausalitySlack, slack == r.metrics.end() ? 0 : slack->second},
+      {&kCausalitySlack, engine::kCausalitySlackAccesses.get_or(r.metrics, 0)},
   };
   bool ok = true;
   for (const auto& [flag, value] : flags) {

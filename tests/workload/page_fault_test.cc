@@ -25,7 +25,7 @@ struct OneCpu {
   const mm::PerCpuPages& pcp() const { return m->node(0).zones[mm::ZONE_NORMAL].pcp(0); }
 };
 
-PageFaultCounts loop(OneCpu& c, PageFaultTask<Exec>& t) {
+PageFaultCounts loop(PageFaultTask<Exec>& t) {
   PageFaultCounts n;
   t.loop(n);
   return n;
@@ -56,7 +56,7 @@ TEST(PageFault, PageFault1OneLoopByHand) {
   ASSERT_EQ(c.pcp().batch, 63);
   c.m->node(0).zones[mm::ZONE_NORMAL].pcp(0).high = 252;
   PageFaultTask<Exec> t(c.mm, c.ex, {PfMapping::anon_private, 1024, false}, {}, 0, 0, 1);
-  const PageFaultCounts n = loop(c, t);
+  const PageFaultCounts n = loop(t);
   expect_allocs(n, 0, 1024, 1026);
   EXPECT_EQ(n.tlb_flushes, 2u);
   EXPECT_EQ(n.tlb_ipis, 0u);
@@ -73,11 +73,11 @@ TEST(PageFault, PageFault1SecondLoopRunsFromTheLists) {
   OneCpu c;
   ASSERT_GT(c.pcp().high, 1134);
   PageFaultTask<Exec> t(c.mm, c.ex, {PfMapping::anon_private, 1024, false}, {}, 0, 0, 1);
-  const PageFaultCounts first = loop(c, t);
+  const PageFaultCounts first = loop(t);
   EXPECT_EQ(first.pcp_refills, 18u);
   EXPECT_EQ(first.pcp_drains, 0u);
   EXPECT_EQ(c.pcp().count, 1134);
-  const PageFaultCounts second = loop(c, t);
+  const PageFaultCounts second = loop(t);
   expect_allocs(second, 0, 1024, 1026);
   EXPECT_EQ(second.pcp_refills, 0u);
   EXPECT_EQ(second.pcp_drains, 0u);
@@ -89,10 +89,10 @@ TEST(PageFault, PageFault1SecondLoopRunsFromTheLists) {
 TEST(PageFault, PageFault2CopiesAfterTheFileIsCached) {
   OneCpu c;
   PageFaultTask<Exec> t(c.mm, c.ex, {PfMapping::file_private, 1024, false}, {}, 0, 0, 1);
-  const PageFaultCounts first = loop(c, t);
+  const PageFaultCounts first = loop(t);
   expect_allocs(first, 1024, 1024, 1026);
   EXPECT_EQ(first.pcp_refills, (2048u + 62) / 63 + 1);  // 33 movable, 1 unmovable
-  expect_allocs(loop(c, t), 0, 1024, 1026);
+  expect_allocs(loop(t), 0, 1024, 1026);
   EXPECT_TRUE(mm::check_invariants(*c.m).ok());
 }
 
@@ -101,8 +101,8 @@ TEST(PageFault, PageFault2CopiesAfterTheFileIsCached) {
 TEST(PageFault, PageFault3AllocatesOnlyPageTablesOnceCached) {
   OneCpu c;
   PageFaultTask<Exec> t(c.mm, c.ex, {PfMapping::file_shared, 1024, false}, {}, 0, 0, 1);
-  expect_allocs(loop(c, t), 1024, 0, 2);
-  const PageFaultCounts second = loop(c, t);
+  expect_allocs(loop(t), 1024, 0, 2);
+  const PageFaultCounts second = loop(t);
   expect_allocs(second, 0, 0, 2);
   EXPECT_EQ(second.pcp_refills, 0u);
   EXPECT_EQ(second.pcp_drains, 0u);

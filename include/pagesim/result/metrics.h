@@ -85,6 +85,11 @@ struct Metric : MetricDecl {
   }
   void set(Metrics& m, double v) const { m[std::string(name)] = v; }
   double get(const Metrics& m) const { return m.at(std::string(name)); }
+  // Its value, or `otherwise` where the run did not report it (an engine that does not count it).
+  double get_or(const Metrics& m, double otherwise) const {
+    const auto it = m.find(std::string(name));
+    return it == m.end() ? otherwise : it->second;
+  }
 };
 
 // A metric whose name has N parts chosen at run time (`irq_off_{site}_count`): declared with

@@ -23,8 +23,6 @@ constexpr run::Metric kVcpus{"vcpus", "", run::kVirtual, "tasks run (one per vCP
 constexpr run::Metric kModelAccesses{"model_accesses", "", run::kVirtual, "cache-model calls of all tasks", false, false, true};
 constexpr run::Metric kCausalityYields{"causality_yields", "", run::kVirtual,
                                        "switches because a task's clock passed the next one's", false, false, true};
-constexpr run::Metric kCausalitySlackAccesses{"causality_slack_accesses", "", run::kVirtual,
-                                              "accesses run ahead of the next clock under engine.slack_ns", false, false, true};
 // Under engine.sched: numa, over the whole run.
 constexpr run::MetricPattern<1> kNumaVmstat{"proc-vmstat.numa_{counter}", "", run::kVirtual,
                                             "NUMA balancing (engine.sched: numa): pte_updates, hint_faults, "

@@ -15,6 +15,11 @@ inline constexpr run::MetricPattern<1> kPerfChildren{
     "share of all vCPU time in a function and its callees: rmqueue_bulk, native_queued_spin_lock_slowpath, "
     "prep_compound_page, clear_huge_page, free_pcppages_bulk, do_rw_once; usemem: __mmap"};
 
+// run.cc's; the runner's validity flags read it too (causality_slack).
+inline constexpr run::Metric kCausalitySlackAccesses{"causality_slack_accesses", "", run::kVirtual,
+                                                     "accesses run ahead of the next clock under engine.slack_ns", false,
+                                                     false, true};
+
 std::vector<run::MetricInfo> phase_profile_metrics();
 std::vector<run::MetricInfo> virtual_metrics();  // the run's, then phase_profile_metrics()
 
