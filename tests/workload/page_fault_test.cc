@@ -114,7 +114,7 @@ TEST(PageFault, ThreadModeFlushesReachTheOtherThreads) {
   OneCpu a, b;
   PageFaultTask<Exec> process(a.mm, a.ex, {PfMapping::anon_private, 1024, false}, {}, 0, 0, 1);
   PageFaultTask<Exec> thread(b.mm, b.ex, {PfMapping::anon_private, 1024, true}, {}, 0, 0, 8);
-  const PageFaultCounts p = loop(a, process), t = loop(b, thread);
+  const PageFaultCounts p = loop(process), t = loop(thread);
   EXPECT_EQ(p.tlb_ipis, 0u);
   EXPECT_EQ(t.tlb_ipis, 2u * 7);
   EXPECT_EQ(p.data_allocs, t.data_allocs);
