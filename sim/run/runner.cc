@@ -286,10 +286,13 @@ std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOption
     for (unsigned rep = 0; rep < set[i].repeats; ++rep)
       for (size_t v = 0; v < set[i].variants.size(); ++v)
         if (opt.shard.holds(index++)) jobs.push_back({i, v, rep});
-  const bool native = std::any_of(set.begin(), set.end(), [](const scenario::Scenario& sc) { return sc.engine == "native"; });
+  const bool owns_host = std::any_of(set.begin(), set.end(), [](const scenario::Scenario& sc) {
+    const engine::EngineInfo* e = engine::find_engine(sc.engine);
+    return e && e->owns_host;
+  });
   // An explicit count is still held to what host memory holds: each run has its own memmap.
   const unsigned asked = opt.jobs ? std::min(opt.jobs, memory_jobs(set)) : auto_jobs(set);
-  const unsigned workers = native ? 1 : std::max(1u, std::min<unsigned>(asked, static_cast<unsigned>(jobs.size())));
+  const unsigned workers = owns_host ? 1 : std::max(1u, std::min<unsigned>(asked, static_cast<unsigned>(jobs.size())));
 
   // The callbacks see one run at a time.
   std::mutex callbacks;

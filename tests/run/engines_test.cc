@@ -53,6 +53,11 @@ TEST(Engines, DeclarationsAreComplete) {
   EXPECT_EQ(engine_names(), (std::vector<std::string>{"uniprocessor", "native", "virtual"}));  // engines.def's order
 }
 
+// The runner runs such an engine's jobs one at a time: its CPUs are host threads, timed by the host.
+TEST(Engines, OnlyTheNativeEngineOwnsTheHost) {
+  for (const engine::EngineInfo& e : engine::registered_engines()) EXPECT_EQ(e.owns_host, e.name == "native") << e.name;
+}
+
 TEST(Engines, OptionsAreReadIntoTheDeclaredTypes) {
   const scenario::ScenarioSet set = load(std::string(kSmall) + "engine: {name: virtual, sched: cfs, balance_window: 2ms, slack_ns: 5}\n");
   const config::Params& o = set.front().engine_options;

@@ -40,6 +40,9 @@ struct EngineInfo {
   // Optional: whether the resolved scenario of a scenario on `engine` shows `option` of these
   // options (without it: when `engine` is this one).
   std::function<bool(const std::string& engine, const config::Params& options, const std::string& option)> resolves;
+  // Whether a run takes every host CPU (its CPUs are host threads, timed by the host clock): the
+  // runner then runs one job at a time, whatever --jobs says.
+  bool owns_host = false;
 };
 
 // Every registered engine, in engines.def's order.

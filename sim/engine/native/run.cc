@@ -106,6 +106,7 @@ EngineInfo native_engine() {
       },
       run_native,
   };
+  e.owns_host = true;
   // The CPUs against the host's cores.
   e.check = [](const mm::MachineSpec& spec, const config::Params& o, const vt::MachineModel*, const std::string& source) {
     NativeEngine::check_cpus(spec.nr_cpus(), native_options(o, source).oversubscribe);
