@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   run->add_option("--shard", ra.shard, "run only the K-th of N disjoint slices of the runs (K/N, 0 <= K < N); pagesim merge joins them");
   run->add_option("--jobs,-j", ra.jobs, "runs at once on host threads (uniprocessor and virtual engines; results do not change). Default: one per host CPU, as many as host memory holds")
       ->check(CLI::Range(1u, 256u));
+  run->add_flag("--no-reuse", ra.no_reuse, "run every variant, even one whose run provably repeats another variant's of the same seed (virtual engine; the results do not change)");
 
   cli::ValidateArgs va;
   auto* validate = app.add_subcommand("validate", with_example("Check a scenario file; with --resolved, print it with every default filled in (JSON).",

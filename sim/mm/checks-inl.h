@@ -91,6 +91,7 @@ namespace detail {
 // ablations. Returns true when the block is bad.
 template <class MmT, class Ex>
 bool pcp_check(MmT& mm, Ex& ex, const KernelConfig& cfg, Page* page, unsigned order, Site site) {
+  if (order > 0) mm.machine().note_variant_read(VariantKnob::pcp_check_scope);  // order 0: one page either way
   if (cfg.pcp_check_scope == PcpCheckScope::head || order == 0) {
     touch(ex, mm.machine().page_line(page), AccessKind::load, site);
     const bool bad = mm.check_new_page(page);

@@ -1,6 +1,7 @@
 // The profile table, the presets and the knob table.
 #include "pagesim/mm/config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
 
@@ -293,6 +294,39 @@ std::string set_knob(KernelConfig& c, std::string_view name, std::string_view v)
 std::string get_knob(const KernelConfig& c, std::string_view name) {
   const Knob* k = find_knob(name);
   return k ? k->get(c) : std::string();
+}
+
+constexpr std::string_view kVariantKnobNames[kNumVariantKnobs] = {"buddy_check", "pcp_check_scope", "leak_accounting"};
+
+std::vector<std::string_view> variant_knob_names(VariantKnobs knobs) {
+  std::vector<std::string_view> names;
+  for (unsigned k = 0; k < kNumVariantKnobs; ++k)
+    if (knobs >> k & 1) names.push_back(kVariantKnobNames[k]);
+  return names;
+}
+
+std::optional<VariantKnobs> variant_knobs_named(const std::vector<std::string>& names) {
+  VariantKnobs knobs = 0;
+  for (const std::string& n : names) {
+    const auto* it = std::find(std::begin(kVariantKnobNames), std::end(kVariantKnobNames), n);
+    if (it == std::end(kVariantKnobNames)) return std::nullopt;
+    knobs |= static_cast<VariantKnobs>(1u << (it - std::begin(kVariantKnobNames)));
+  }
+  return knobs;
+}
+
+std::optional<VariantKnobs> variant_difference(const KernelConfig& a, const KernelConfig& b) {
+  VariantKnobs d = 0;
+  if (a.buddy_check != b.buddy_check) d |= variant_bit(VariantKnob::buddy_check);
+  if (a.pcp_check_scope != b.pcp_check_scope) d |= variant_bit(VariantKnob::pcp_check_scope);
+  if (a.leak_accounting != b.leak_accounting) d |= variant_bit(VariantKnob::leak_accounting);
+  KernelConfig same = b;  // b with a's name and variant knobs: equal to a unless another field differs
+  same.preset = a.preset;
+  same.buddy_check = a.buddy_check;
+  same.pcp_check_scope = a.pcp_check_scope;
+  same.leak_accounting = a.leak_accounting;
+  if (!(same == a)) return std::nullopt;
+  return d;
 }
 
 }  // namespace pagesim::mm

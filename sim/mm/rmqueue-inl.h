@@ -33,6 +33,7 @@ Page* Mm<E>::rmqueue_buddy(Zone& preferred, Zone& zone, unsigned order, unsigned
     return page;
   };
   Page* page = nullptr;
+  m_.note_variant_read(VariantKnob::buddy_check);
   if (cfg_.buddy_check == BuddyCheck::under_lock) {
     IrqFlags f = spin_lock_irqsave(zone.lock, Site::rmqueue);
     for (;;) {
@@ -40,6 +41,7 @@ Page* Mm<E>::rmqueue_buddy(Zone& preferred, Zone& zone, unsigned order, unsigned
       if (!page) page = __rmqueue(zone, order, mt, alloc_flags);
       if (!page || !check_new_pages(page, order)) break;
       // A bad block: already off the free list, abandoned. 5.17 never subtracts it.
+      m_.note_variant_read(VariantKnob::leak_accounting);
       if (cfg_.leak_accounting == LeakAccounting::fixed) {
         __mod_zone_freepage_state(zone, -nr, get_pcppage_migratetype(page));
         leak_block(zone, page, order, false);

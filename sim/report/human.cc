@@ -133,6 +133,20 @@ struct Tally {
 
 const char* plural(size_t n) { return n == 1 ? "" : "s"; }
 
+// Which of a variant's runs are another variant's results (run/reuse.h), and why.
+void reused_lines(std::string& out, const VariantRuns& v) {
+  std::map<std::pair<std::string, mm::VariantKnobs>, std::vector<unsigned>> repeats;  // (from, knobs) -> repeats
+  for (const run::RunResult* r : v.runs)
+    if (r->reused) repeats[{r->reused->from, r->reused->knobs}].push_back(r->repeat);
+  for (const auto& [from, reps] : repeats) {
+    const std::string why = from.second ? fmt::format("which never acted on {}, the only knobs in which the two differ",
+                                                      fmt::join(mm::variant_knob_names(from.second), " or "))
+                                        : std::string("whose kernel config is the same");
+    out += fmt::format("    repeat{} {}: {}'s results for the same seed{}, {} (--no-reuse runs them)\n", plural(reps.size()),
+                       fmt::join(reps, ", "), from.first, plural(reps.size()), why);
+  }
+}
+
 void health(std::string& out, const VariantRuns& v) {
   const Tally t(v);
   out += fmt::format("  invariants: {} checks, {} violation{}\n", t.checks, t.violations, plural(t.violations));
@@ -144,6 +158,7 @@ void health(std::string& out, const VariantRuns& v) {
     out += fmt::format("  memmap backing: {}\n", v.runs.front()->memmap_backing);
   if (!v.runs.empty())
     for (const std::string& note : v.runs.front()->notes) out += fmt::format("  note: {}\n", note);
+  reused_lines(out, v);
 }
 
 // The headline view's line per variant: its invariant checks, violations and Bad page count.
@@ -153,6 +168,7 @@ void health_line(std::string& out, const VariantRuns& v) {
                      t.violations, plural(t.violations), t.bad_pages, plural(t.bad_pages));
   for (const run::RunResult* r : v.runs)
     for (const std::string& s : r->violations) out += fmt::format("    repeat {}: {}\n", r->repeat, s);
+  reused_lines(out, v);
 }
 
 // The runs a signal stopped part-way, which every table below leaves out.

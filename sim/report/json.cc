@@ -1,6 +1,8 @@
 // The "pagesim/1" JSON document (docs/output.md) and its reader.
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "pagesim/error.h"
 #include "pagesim/report/report.h"
 #include "pagesim/version.h"
@@ -109,6 +111,11 @@ run::RunResult run_from_json(const nlohmann::json& j, const workload::ResultRead
   if (j.contains("notes")) r.notes = j.at("notes").get<std::vector<std::string>>();
   if (read_result && j.contains("tasks")) r.workload_result = read_result(j.at("tasks"));
   r.bad_page_reports = j.at("bad_page_reports").get<std::vector<std::string>>();
+  if (j.contains("reused")) {
+    const std::optional<mm::VariantKnobs> knobs = mm::variant_knobs_named(j.at("reused").at("knobs").get<std::vector<std::string>>());
+    if (!knobs) throw std::invalid_argument("runs[].reused.knobs: not a list of variant knobs (buddy_check, pcp_check_scope, leak_accounting)");
+    r.reused = run::Reused{j.at("reused").at("from").get<std::string>(), *knobs};
+  }
   r.wall_s = j.at("wall_s").get<double>();
   return r;
 }
@@ -137,6 +144,11 @@ ojson run_to_json(const run::RunResult& r) {
   j["bad_page_reports"] = r.bad_page_reports;
   j["tasks"] = r.workload_result ? r.workload_result->tasks_json() : ojson::array();
   j["notes"] = r.notes;
+  if (r.reused) {
+    ojson knobs = ojson::array();
+    for (std::string_view k : mm::variant_knob_names(r.reused->knobs)) knobs.push_back(std::string(k));
+    j["reused"] = ojson{{"from", r.reused->from}, {"knobs", std::move(knobs)}};
+  }
   j["wall_s"] = r.wall_s;
   return j;
 }
@@ -176,6 +188,8 @@ std::vector<run::RunResult> runs_from_json(const nlohmann::json& doc, const std:
     for (const auto& j : doc.at("runs")) runs.push_back(run_from_json(j, w ? w->read_result : workload::ResultReader{}));
     return runs;
   } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: not a pagesim/1 result: {}", source, e.what()));
+  } catch (const std::invalid_argument& e) {
     throw InputError(fmt::format("{}: not a pagesim/1 result: {}", source, e.what()));
   }
 }

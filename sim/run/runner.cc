@@ -5,14 +5,17 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <exception>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <memory>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include "pagesim/engine/registry.h"
@@ -22,6 +25,7 @@
 #include "pagesim/mm/memmap.h"
 #include "pagesim/mm/page.h"
 #include "pagesim/rng.h"
+#include "pagesim/run/reuse.h"
 #include "pagesim/workload/registry.h"
 
 namespace pagesim::run {
@@ -208,6 +212,7 @@ void collect_common(const mm::Machine& m, RunResult& r) {
     r.bad_page_reports.push_back(fmt::format("{}", fmt::join(b.kernel_log(), "\n")));
   if (m.bad_pages_suppressed())
     r.bad_page_reports.push_back(fmt::format("BUG: Bad page state: {} messages suppressed", m.bad_pages_suppressed()));
+  r.variant_reads = m.variant_reads();
   r.memmap_backing = fmt::format("{}; {} MiB resident of {} MiB reserved", m.memmap().backing_note(),
                                  m.memmap().resident_bytes() >> 20, m.memmap().reserved_bytes() >> 20);
 }
@@ -318,20 +323,60 @@ std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOption
     return std::pair(jobs[a].scenario, jobs[a].variant) < std::pair(jobs[b].scenario, jobs[b].variant);
   });
 
+  // Reuse (run/reuse.h): a job whose twin variants' jobs of the same seed are in this slice waits
+  // for them to settle, then takes the first whose run it would repeat. Twins are earlier
+  // variants, so they start first (the order above) and every wait ends.
+  std::map<std::tuple<size_t, size_t, unsigned>, size_t> job_of;
+  for (size_t i = 0; i < jobs.size(); ++i) job_of[{jobs[i].scenario, jobs[i].variant, jobs[i].repeat}] = i;
+  std::vector<std::vector<std::pair<size_t, Twin>>> twins(jobs.size());  // (job, twin)
+  if (opt.reuse)
+    for (size_t i = 0; i < jobs.size(); ++i)
+      for (const Twin& t : twin_variants(set[jobs[i].scenario], jobs[i].variant))
+        if (auto it = job_of.find({jobs[i].scenario, t.variant, jobs[i].repeat}); it != job_of.end())
+          twins[i].emplace_back(it->second, t);
+
   std::vector<std::optional<RunResult>> done(jobs.size());
   std::vector<std::exception_ptr> errors(jobs.size());
+  std::mutex settle_mu;
+  std::condition_variable settled_cv;
+  std::vector<bool> settled(jobs.size(), false);  // done, failed or given up; guarded by settle_mu
+  auto settle = [&](size_t i) {
+    std::lock_guard<std::mutex> g(settle_mu);
+    settled[i] = true;
+    settled_cv.notify_all();
+  };
+  // The result of job i from a twin's finished run, if one would be repeated exactly.
+  auto reuse = [&](size_t i) -> std::optional<RunResult> {
+    if (twins[i].empty()) return std::nullopt;
+    std::unique_lock<std::mutex> g(settle_mu);
+    settled_cv.wait(g, [&] {
+      return std::all_of(twins[i].begin(), twins[i].end(), [&](const auto& t) { return bool(settled[t.first]); });
+    });
+    for (const auto& [j, t] : twins[i])
+      if (done[j])
+        if (std::optional<RunResult> r = reused_result(*done[j], t, set[jobs[i].scenario].variants[jobs[i].variant].name)) return r;
+    return std::nullopt;
+  };
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t k; (k = next.fetch_add(1)) < jobs.size();) {
       const size_t i = order[k];
-      if (opt.interrupt && opt.interrupt->load()) return;
+      const Job& job = jobs[i];
       try {
-        done[i] = run_one(set[jobs[i].scenario], jobs[i].variant, jobs[i].repeat, serial);
+        if (!(opt.interrupt && opt.interrupt->load())) {
+          if (std::optional<RunResult> r = reuse(i)) {
+            done[i] = std::move(r);
+            if (serial.progress) serial.progress(Progress{done[i]->variant, job.repeat, set[job.scenario].repeats, "done", 1});
+          } else if (!(opt.interrupt && opt.interrupt->load())) {
+            done[i] = run_one(set[job.scenario], job.variant, job.repeat, serial);
+          }
+        }
       } catch (...) {
         errors[i] = std::current_exception();
         next = jobs.size();  // start nothing new
-        return;
       }
+      settle(i);  // a job waits only for earlier ones in `order`, all taken by then
+      if (errors[i] || (opt.interrupt && opt.interrupt->load())) return;
     }
   };
   std::vector<std::thread> threads;

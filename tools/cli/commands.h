@@ -21,6 +21,7 @@ struct RunArgs {
   bool strict = false;   // --strict: a warning is an error (exit 2, nothing runs)
   unsigned jobs = 0;  // runs at once (not the native engine's); 0: as many as the host fits
   std::string shard;  // --shard K/N: the K-th of N disjoint slices of the runs ("": all)
+  bool no_reuse = false;  // --no-reuse: run even the runs run::run_all would reuse
 };
 int run(const RunArgs& a);
 

@@ -151,6 +151,7 @@ int run(const RunArgs& a) {
     run::RunOptions ro;
     ro.interrupt = &g_interrupted;
     ro.jobs = a.jobs;
+    ro.reuse = !a.no_reuse;
     ro.shard = shard;
     if (const unsigned fit = run::memory_jobs(set); a.jobs > fit)
       fmt::print(stderr, "pagesim: -j {} lowered to {}: host memory holds {} of these runs at once\n", a.jobs, fit, fit);

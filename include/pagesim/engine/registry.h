@@ -43,6 +43,10 @@ struct EngineInfo {
   // Whether a run takes every host CPU (its CPUs are host threads, timed by the host clock): the
   // runner then runs one job at a time, whatever --jobs says.
   bool owns_host = false;
+  // Whether a run's result is a function of its scenario, kernel config and seed alone (virtual
+  // time, no host clock in any figure): the runner may then give a variant the result of a run
+  // it provably repeats (run::run_all, "Reuse").
+  bool deterministic = false;
 };
 
 // Every registered engine, in engines.def's order.

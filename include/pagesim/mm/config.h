@@ -103,7 +103,23 @@ struct KernelConfig {
   // Read only with behaviour.pcp_high_autotune.
   uint32_t pcp_batch_scale_max = 5;         // CONFIG_PCP_BATCH_SCALE_MAX (mm/Kconfig default)
   bool pcp_free_high_batch = true;          // PCPF_FREE_HIGH_BATCH: LLC slice > 3 * batch pages
+
+  bool operator==(const KernelConfig&) const = default;
 };
+
+// The knobs that tell the 2022 thread's presets apart. The allocator notes each one where its
+// value changes what it does (Machine::note_variant_read): a run that never noted a knob would
+// have done exactly the same with the knob's other value.
+enum class VariantKnob : uint8_t { buddy_check, pcp_check_scope, leak_accounting };
+inline constexpr unsigned kNumVariantKnobs = 3;
+using VariantKnobs = uint8_t;  // a set: bit k is VariantKnob k
+inline constexpr VariantKnobs variant_bit(VariantKnob k) { return static_cast<VariantKnobs>(1u << static_cast<unsigned>(k)); }
+std::vector<std::string_view> variant_knob_names(VariantKnobs knobs);
+// The set of the named knobs, or nullopt when a name is not a variant knob's.
+std::optional<VariantKnobs> variant_knobs_named(const std::vector<std::string>& names);
+// The knobs in which a and b differ, or nullopt when they differ in anything else (the preset's
+// name aside).
+std::optional<VariantKnobs> variant_difference(const KernelConfig& a, const KernelConfig& b);
 
 // The named presets, in display order.
 const std::vector<std::string>& preset_names();

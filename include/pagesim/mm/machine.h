@@ -75,6 +75,13 @@ class Machine {
 
   const MachineSpec& spec() const { return spec_; }
   const KernelConfig& config() const { return cfg_; }
+  // The variant knobs whose value this run's allocator acted on (mm::VariantKnob). Atomic:
+  // every CPU notes; after a knob's first note its bit is only read.
+  void note_variant_read(VariantKnob k) {
+    const VariantKnobs bit = variant_bit(k);
+    if (!(variant_reads_.load(std::memory_order_relaxed) & bit)) variant_reads_.fetch_or(bit, std::memory_order_relaxed);
+  }
+  VariantKnobs variant_reads() const { return variant_reads_.load(std::memory_order_relaxed); }
   unsigned nr_nodes() const { return static_cast<unsigned>(nodes_.size()); }
   unsigned nr_cpus() const { return nr_cpus_; }
   unsigned cpu_to_node(unsigned cpu) const { return cpu_node_[cpu]; }
@@ -171,6 +178,7 @@ class Machine {
   uint64_t min_free_kbytes_ = 0;
   Hstate hstate_;
   TraceSink* tracer_ = nullptr;
+  std::atomic<VariantKnobs> variant_reads_{0};
 
   mutable absl::Mutex bad_mu_;
   std::vector<BadPageReport> bad_reports_ ABSL_GUARDED_BY(bad_mu_);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,13 @@ struct PcpSetting {
   int count = 0, high = 0, batch = 0, high_min = 0, high_max = 0;
 };
 
+// A run's result taken from the same seed's run of variant `from`, which never acted on
+// `knobs`, the only knobs in which the two variants' configs differ (run/reuse.h).
+struct Reused {
+  std::string from;
+  mm::VariantKnobs knobs = 0;
+};
+
 struct RunResult {
   std::string variant;
   std::string engine;
@@ -69,6 +77,11 @@ struct RunResult {
   std::shared_ptr<const WorkloadResult> workload_result;  // the workload's own records, if it keeps any
   std::vector<std::string> notes;  // caveats the reader must see, e.g. oversubscribed host
   double wall_s = 0;  // host wall time of the run (excluded from determinism checks)
+  // The variant knobs whose value the allocator acted on (mm::VariantKnob; not in the JSON).
+  mm::VariantKnobs variant_reads = 0;
+  // Set when the runner gave this run the result of the same seed's run of another variant,
+  // which it would have repeated exactly (run/reuse.h). wall_s is then 0.
+  std::optional<Reused> reused;
 };
 
 // Runs the invariant checker at a quiescent point and adds its outcome to a run's counts.

@@ -47,6 +47,9 @@ struct RunOptions {
   // 0: auto_jobs().
   unsigned jobs = 1;
   Shard shard;  // which runs of the set to run (default: all of them)
+  // On a deterministic engine, a run that would repeat the same seed's run of an earlier variant
+  // exactly takes its result (run_all, "Reuse"); false runs every run (`pagesim run --no-reuse`).
+  bool reuse = true;
 };
 
 // The seed of repeat r: distinct per repeat (or LKP's stddev would always read 0%).

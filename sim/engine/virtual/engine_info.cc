@@ -45,6 +45,7 @@ EngineInfo virtual_engine() {
       true,
       check_virtual,
   };
+  e.deterministic = true;
   e.check_options = [](const config::Params& o) -> std::optional<config::ParamProblem> {
     if (o.string("sched") == "trace" && o.string("sched_trace").empty())
       return config::ParamProblem{"sched", "the trace policy needs engine.sched_trace, a placement file"};
