@@ -5,17 +5,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <exception>
 #include <limits>
-#include <map>
 #include <mutex>
 #include <memory>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <thread>
-#include <tuple>
 #include <utility>
 
 #include "pagesim/engine/registry.h"
@@ -280,11 +277,7 @@ unsigned auto_jobs(const scenario::ScenarioSet& set) {
 }
 
 std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOptions& opt) {
-  struct Job {
-    size_t scenario;  // in the set
-    size_t variant;
-    unsigned repeat;
-  };
+  using Job = ReusePlan::Job;  // scenario (in the set), variant, repeat
   std::vector<Job> jobs;
   size_t index = 0;
   for (size_t i = 0; i < set.size(); ++i)
@@ -323,51 +316,21 @@ std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOption
     return std::pair(jobs[a].scenario, jobs[a].variant) < std::pair(jobs[b].scenario, jobs[b].variant);
   });
 
-  // Reuse (run/reuse.h): a job whose twin variants' jobs of the same seed are in this slice waits
-  // for them to settle, then takes the first whose run it would repeat. Twins are earlier
-  // variants, so they start first (the order above) and every wait ends.
-  std::map<std::tuple<size_t, size_t, unsigned>, size_t> job_of;
-  for (size_t i = 0; i < jobs.size(); ++i) job_of[{jobs[i].scenario, jobs[i].variant, jobs[i].repeat}] = i;
-  std::vector<std::vector<std::pair<size_t, Twin>>> twins(jobs.size());  // (job, twin)
-  if (opt.reuse)
-    for (size_t i = 0; i < jobs.size(); ++i)
-      for (const Twin& t : twin_variants(set[jobs[i].scenario], jobs[i].variant))
-        if (auto it = job_of.find({jobs[i].scenario, t.variant, jobs[i].repeat}); it != job_of.end())
-          twins[i].emplace_back(it->second, t);
-
   std::vector<std::optional<RunResult>> done(jobs.size());
   std::vector<std::exception_ptr> errors(jobs.size());
-  std::mutex settle_mu;
-  std::condition_variable settled_cv;
-  std::vector<bool> settled(jobs.size(), false);  // done, failed or given up; guarded by settle_mu
-  auto settle = [&](size_t i) {
-    std::lock_guard<std::mutex> g(settle_mu);
-    settled[i] = true;
-    settled_cv.notify_all();
-  };
-  // The result of job i from a twin's finished run, if one would be repeated exactly.
-  auto reuse = [&](size_t i) -> std::optional<RunResult> {
-    if (twins[i].empty()) return std::nullopt;
-    std::unique_lock<std::mutex> g(settle_mu);
-    settled_cv.wait(g, [&] {
-      return std::all_of(twins[i].begin(), twins[i].end(), [&](const auto& t) { return bool(settled[t.first]); });
-    });
-    for (const auto& [j, t] : twins[i])
-      if (done[j])
-        if (std::optional<RunResult> r = reused_result(*done[j], t, set[jobs[i].scenario].variants[jobs[i].variant].name)) return r;
-    return std::nullopt;
-  };
+  ReusePlan reuse(set, jobs, opt.reuse);  // twins are earlier variants: started first (the order above)
+  auto stopped = [&] { return opt.interrupt && opt.interrupt->load(); };
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t k; (k = next.fetch_add(1)) < jobs.size();) {
       const size_t i = order[k];
       const Job& job = jobs[i];
       try {
-        if (!(opt.interrupt && opt.interrupt->load())) {
-          if (std::optional<RunResult> r = reuse(i)) {
+        if (!stopped()) {
+          if (std::optional<RunResult> r = reuse.take(i, done)) {
             done[i] = std::move(r);
             if (serial.progress) serial.progress(Progress{done[i]->variant, job.repeat, set[job.scenario].repeats, "done", 1});
-          } else if (!(opt.interrupt && opt.interrupt->load())) {
+          } else if (!stopped()) {
             done[i] = run_one(set[job.scenario], job.variant, job.repeat, serial);
           }
         }
@@ -375,8 +338,8 @@ std::vector<RunResult> run_all(const scenario::ScenarioSet& set, const RunOption
         errors[i] = std::current_exception();
         next = jobs.size();  // start nothing new
       }
-      settle(i);  // a job waits only for earlier ones in `order`, all taken by then
-      if (errors[i] || (opt.interrupt && opt.interrupt->load())) return;
+      reuse.settle(i);  // a job waits only for earlier ones in `order`, all taken by now
+      if (errors[i] || stopped()) return;
     }
   };
   std::vector<std::thread> threads;

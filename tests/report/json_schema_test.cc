@@ -103,7 +103,8 @@ std::vector<workload::TaskPlacement> usemem_tasks() {
   return tasks;
 }
 
-// A result that has every part filled: two sweep points, locks, zones, cache, violations.
+// A result that has every part filled: two sweep points, locks, zones, cache, violations, a
+// reused run.
 nlohmann::ordered_json full_document() {
   scenario::ScenarioSet set(2);
   for (size_t i = 0; i < set.size(); ++i) {
@@ -128,6 +129,7 @@ nlohmann::ordered_json full_document() {
       r.bad_page_reports = {"BUG: Bad page state"};
       r.notes = {"native engine: 2 threads on 2 host cores"};
       r.workload_result = std::make_shared<const workload::UsememResult>(usemem_tasks());
+      if (rep == 1) r.reused = run::Reused{"v5.17", mm::variant_bit(mm::VariantKnob::buddy_check)};
       runs.push_back(r);
     }
   return report::to_json(set, runs, true, run::Shard{1, 3});
