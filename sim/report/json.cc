@@ -52,6 +52,18 @@ mm::zone_type zone_from_name(const std::string& name) {
 }
 
 // `read_result`: the run's workload's reader of runs[].tasks (WorkloadInfo::read_result), if it has one.
+// A set of variant knobs as their names, and back.
+ojson knobs_json(mm::VariantKnobs knobs) {
+  ojson names = ojson::array();
+  for (std::string_view k : mm::variant_knob_names(knobs)) names.push_back(std::string(k));
+  return names;
+}
+mm::VariantKnobs knobs_from_json(const nlohmann::json& names, const char* key) {
+  const std::optional<mm::VariantKnobs> knobs = mm::variant_knobs_named(names.get<std::vector<std::string>>());
+  if (!knobs) throw std::invalid_argument(fmt::format("{}: not a list of variant knobs (buddy_check, pcp_check_scope, leak_accounting)", key));
+  return *knobs;
+}
+
 run::RunResult run_from_json(const nlohmann::json& j, const workload::ResultReader& read_result) {
   run::RunResult r;
   r.variant = j.at("variant").get<std::string>();
@@ -111,11 +123,9 @@ run::RunResult run_from_json(const nlohmann::json& j, const workload::ResultRead
   if (j.contains("notes")) r.notes = j.at("notes").get<std::vector<std::string>>();
   if (read_result && j.contains("tasks")) r.workload_result = read_result(j.at("tasks"));
   r.bad_page_reports = j.at("bad_page_reports").get<std::vector<std::string>>();
-  if (j.contains("reused")) {
-    const std::optional<mm::VariantKnobs> knobs = mm::variant_knobs_named(j.at("reused").at("knobs").get<std::vector<std::string>>());
-    if (!knobs) throw std::invalid_argument("runs[].reused.knobs: not a list of variant knobs (buddy_check, pcp_check_scope, leak_accounting)");
-    r.reused = run::Reused{j.at("reused").at("from").get<std::string>(), *knobs};
-  }
+  if (j.contains("variant_knobs_acted_on")) r.variant_reads = knobs_from_json(j.at("variant_knobs_acted_on"), "runs[].variant_knobs_acted_on");
+  if (j.contains("reused"))
+    r.reused = run::Reused{j.at("reused").at("from").get<std::string>(), knobs_from_json(j.at("reused").at("knobs"), "runs[].reused.knobs")};
   r.wall_s = j.at("wall_s").get<double>();
   return r;
 }
@@ -144,11 +154,8 @@ ojson run_to_json(const run::RunResult& r) {
   j["bad_page_reports"] = r.bad_page_reports;
   j["tasks"] = r.workload_result ? r.workload_result->tasks_json() : ojson::array();
   j["notes"] = r.notes;
-  if (r.reused) {
-    ojson knobs = ojson::array();
-    for (std::string_view k : mm::variant_knob_names(r.reused->knobs)) knobs.push_back(std::string(k));
-    j["reused"] = ojson{{"from", r.reused->from}, {"knobs", std::move(knobs)}};
-  }
+  j["variant_knobs_acted_on"] = knobs_json(r.variant_reads);
+  if (r.reused) j["reused"] = ojson{{"from", r.reused->from}, {"knobs", knobs_json(r.reused->knobs)}};
   j["wall_s"] = r.wall_s;
   return j;
 }

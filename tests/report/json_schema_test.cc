@@ -129,6 +129,7 @@ nlohmann::ordered_json full_document() {
       r.bad_page_reports = {"BUG: Bad page state"};
       r.notes = {"native engine: 2 threads on 2 host cores"};
       r.workload_result = std::make_shared<const workload::UsememResult>(usemem_tasks());
+      r.variant_reads = mm::variant_bit(mm::VariantKnob::pcp_check_scope);
       if (rep == 1) r.reused = run::Reused{"v5.17", mm::variant_bit(mm::VariantKnob::buddy_check)};
       runs.push_back(r);
     }

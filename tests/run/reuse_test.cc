@@ -96,7 +96,8 @@ TEST(Reuse, OnlyADeterministicEngineReuses) {
     EXPECT_FALSE(r.reused) << r.variant;
 }
 
-// The JSON keeps where a result came from, and reads it back.
+// The JSON keeps which knobs a run acted on and where a reused result came from, and reads them
+// back; --verbose prints the knobs.
 TEST(Reuse, TheJsonSaysWhichRunWasReused) {
   const scenario::ScenarioSet set = load("{name: thp_alloc, params: {iterations: 20}}", "virtual", 1);
   const std::vector<RunResult> runs = run(set, true, 1);
@@ -105,10 +106,14 @@ TEST(Reuse, TheJsonSaysWhichRunWasReused) {
   EXPECT_EQ(eric["variant"], "v5.17+eric");
   EXPECT_EQ(eric["reused"], nlohmann::json({{"from", "v5.17"}, {"knobs", {"buddy_check", "leak_accounting"}}}));
   EXPECT_FALSE(doc["runs"][0].contains("reused"));
+  EXPECT_EQ(doc["runs"][0]["variant_knobs_acted_on"], nlohmann::ordered_json({"pcp_check_scope"}));  // order-9 pcp checks only
   const std::vector<RunResult> back = report::runs_from_json(nlohmann::json::parse(doc.dump()), "reuse.json");
   ASSERT_TRUE(back[2].reused);
   EXPECT_EQ(back[2].reused->from, "v5.17");
   EXPECT_EQ(back[2].reused->knobs, runs[2].reused->knobs);
+  EXPECT_EQ(back[0].variant_reads, runs[0].variant_reads);
+  EXPECT_NE(report::human(set, back, true, {}).find("variant knobs acted on: pcp_check_scope; never: buddy_check, leak_accounting"),
+            std::string::npos);
   EXPECT_NE(report::human(set, back, false, {}).find("v5.17's results for the same seed, which never acted on buddy_check or "
                                                      "leak_accounting"),
             std::string::npos);
