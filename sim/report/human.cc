@@ -160,7 +160,7 @@ void health(std::string& out, const VariantRuns& v) {
     for (const std::string& note : v.runs.front()->notes) out += fmt::format("  note: {}\n", note);
   mm::VariantKnobs acted = 0;  // over the variant's runs
   for (const run::RunResult* r : v.runs) acted |= r->variant_reads;
-  const auto never = static_cast<mm::VariantKnobs>(~acted & ((1u << mm::kNumVariantKnobs) - 1));
+  const auto never = static_cast<mm::VariantKnobs>(mm::kAllVariantKnobs & ~acted);
   out += fmt::format("  variant knobs acted on: {}; never: {}\n", acted ? fmt::format("{}", fmt::join(mm::variant_knob_names(acted), ", ")) : "none",
                      never ? fmt::format("{}", fmt::join(mm::variant_knob_names(never), ", ")) : "none");
   reused_lines(out, v);

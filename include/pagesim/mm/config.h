@@ -113,6 +113,7 @@ struct KernelConfig {
 enum class VariantKnob : uint8_t { buddy_check, pcp_check_scope, leak_accounting };
 inline constexpr unsigned kNumVariantKnobs = 3;
 using VariantKnobs = uint8_t;  // a set: bit k is VariantKnob k
+inline constexpr VariantKnobs kAllVariantKnobs = (1u << kNumVariantKnobs) - 1;
 inline constexpr VariantKnobs variant_bit(VariantKnob k) { return static_cast<VariantKnobs>(1u << static_cast<unsigned>(k)); }
 std::vector<std::string_view> variant_knob_names(VariantKnobs knobs);
 // The set of the named knobs, or nullopt when a name is not a variant knob's.
